@@ -1,0 +1,3 @@
+"""Offline voice game-master for the tabletop."""
+
+__version__ = "0.1.0"

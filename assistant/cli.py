@@ -1,0 +1,79 @@
+"""The ``assistant`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from assistant.config import Config, state_dir
+from assistant.games import GAMES, game_module
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="assistant", description=__doc__)
+    parser.add_argument("--config", help="settings file (default: ./config.yaml)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play a game")
+    play.add_argument("game", choices=list(GAMES))
+    play.add_argument("--text", action="store_true", help="type commands on stdin, read answers")
+    play.add_argument("--speak", action="store_true", help="with --text: speak the answers too")
+    play.add_argument("--seed", type=int, help="random seed (same seed + inputs = same game)")
+    play.add_argument("--clock", choices=["real", "virtual"], default="real",
+                      help="virtual: time passes only with 'wait S' lines")
+    group = play.add_mutually_exclusive_group()
+    group.add_argument("--resume", action="store_true", help="resume the unfinished game")
+    group.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
+
+    board = sub.add_parser("board", help="print the Omega Virus room and Command Code tables")
+    board.add_argument("--board", help="a board YAML file instead of the configured one")
+
+    say = sub.add_parser("say", help="speak a sentence in a character's voice")
+    say.add_argument("text")
+    say.add_argument("--voice", default="virus", help="virus, bsat1 or narrator")
+    say.add_argument("-o", "--output", help="write a WAV file instead of playing")
+
+    transcribe = sub.add_parser("transcribe", help="recognize a WAV file")
+    transcribe.add_argument("wav")
+    transcribe.add_argument("--game", default="omega-virus", choices=list(GAMES))
+    transcribe.add_argument("--json", action="store_true")
+
+    sub.add_parser("setup", help="download the speech model and prepare the voices")
+    sub.add_parser("doctor", help="check audio devices, recognizer and voices")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    config = Config.load(args.config)
+    for problem in config.problems:
+        print(f"config: {problem}", file=sys.stderr)
+    if args.command == "play":
+        from assistant.play import play
+
+        return play(args, config)
+    if args.command == "board":
+        module = game_module("omega-virus")
+        print(module.board_text(config, args.board))
+        return 0
+    if args.command == "say":
+        from assistant.voice.commands import say_main
+
+        return say_main(args, config)
+    if args.command == "transcribe":
+        from assistant.hearing.commands import transcribe_main
+
+        return transcribe_main(args, config)
+    if args.command == "setup":
+        from assistant.setup import setup_main
+
+        return setup_main(args, config)
+    if args.command == "doctor":
+        from assistant.doctor import doctor_main
+
+        return doctor_main(args, config)
+    return 2
+
+
+__all__ = ["main", "state_dir"]

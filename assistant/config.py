@@ -1,0 +1,163 @@
+"""Settings: the user's ``config.yaml`` read once, every value checked where it is used.
+
+A broken line never stops the game: the problem is reported with the file, line and key,
+and that setting keeps its default.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+T = TypeVar("T")
+
+DEFAULT_PATHS = ("config.yaml", "~/.config/omega-assistant/config.yaml")
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class ConfigError(ValueError):
+    """A setting that cannot be used."""
+
+
+def _compose(text: str) -> tuple[Any, dict[str, int]]:
+    """Parse YAML, remembering the line of every key path ("games.omega_virus.seed")."""
+    node = yaml.compose(text)
+    lines: dict[str, int] = {}
+
+    def walk(n: yaml.Node | None, path: str) -> Any:
+        if n is None:
+            return None
+        if isinstance(n, yaml.MappingNode):
+            out: dict[str, Any] = {}
+            for key_node, value_node in n.value:
+                key = str(key_node.value)
+                sub = f"{path}.{key}" if path else key
+                lines[sub] = key_node.start_mark.line + 1
+                out[key] = walk(value_node, sub)
+            return out
+        if isinstance(n, yaml.SequenceNode):
+            return [walk(v, f"{path}[{i}]") for i, v in enumerate(n.value)]
+        return yaml.safe_load(yaml.serialize(n))
+
+    return walk(node, ""), lines
+
+
+@dataclass
+class Config:
+    data: dict[str, Any] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    path: Path | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] | None = None) -> Config:
+        """Read ``path`` (or the first of config.yaml, ~/.config/...); missing means defaults."""
+        candidates = [Path(path)] if path else [Path(p).expanduser() for p in DEFAULT_PATHS]
+        if not path:
+            candidates.insert(1, PROJECT_ROOT / "config.yaml")
+        for candidate in candidates:
+            if candidate.is_file():
+                return cls.from_text(candidate.read_text(encoding="utf-8"), candidate)
+        config = cls()
+        if path:
+            config.problems.append(f"{path}: no such file; using the default settings.")
+        return config
+
+    @classmethod
+    def from_text(cls, text: str, path: Path | None = None) -> Config:
+        name = str(path) if path else "config"
+        try:
+            data, lines = _compose(text)
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            where = f"{name} line {mark.line + 1}" if mark else name
+            problem = getattr(error, "problem", None) or str(error)
+            return cls({}, {}, path, [f"{where}: {problem}. Fix that line; using the default "
+                                       "settings until then."])
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            return cls({}, {}, path, [f"{name}: expected settings (key: value lines); "
+                                       "using the defaults."])
+        return cls(data, lines, path, [])
+
+    def where(self, key: str) -> str:
+        name = str(self.path) if self.path else "config"
+        line = self.lines.get(key)
+        return f"{name} line {line}" if line else name
+
+    def raw(self, key: str, default: Any = None) -> Any:
+        node: Any = self.data
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    def has(self, key: str) -> bool:
+        sentinel = object()
+        return self.raw(key, sentinel) is not sentinel
+
+    def get(self, key: str, default: T, *, choices: Sequence[Any] | None = None,
+            minimum: float | None = None, maximum: float | None = None) -> T:
+        """The setting at dotted ``key``, checked against the default's type and the limits.
+
+        A bad value is reported in ``problems`` and the default is used instead.
+        """
+        value = self.raw(key, None)
+        if value is None:
+            return default
+        try:
+            checked = _coerce(value, default)
+            if choices is not None and checked not in choices:
+                raise ConfigError(f"must be one of {', '.join(map(str, choices))}")
+            if minimum is not None and isinstance(checked, int | float) and checked < minimum:
+                raise ConfigError(f"must be at least {minimum}")
+            if maximum is not None and isinstance(checked, int | float) and checked > maximum:
+                raise ConfigError(f"must be at most {maximum}")
+        except ConfigError as error:
+            self.problems.append(f"{self.where(key)}: {key} = {value!r} {error}; "
+                                 f"using {default!r}.")
+            return default
+        return checked  # type: ignore[no-any-return]
+
+
+def _coerce(value: Any, default: Any) -> Any:
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        raise ConfigError("must be true or false")
+    if isinstance(default, int) and not isinstance(default, bool):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise ConfigError("must be a whole number")
+    if isinstance(default, float):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        raise ConfigError("must be a number")
+    if isinstance(default, str):
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            return str(value)
+        raise ConfigError("must be text")
+    if isinstance(default, list):
+        if isinstance(value, list):
+            return value
+        raise ConfigError("must be a list")
+    if isinstance(default, dict):
+        if isinstance(value, dict):
+            return value
+        raise ConfigError("must be a group of settings")
+    return value
+
+
+def state_dir(config: Config) -> Path:
+    """Where journals live: $ASSISTANT_STATE_DIR, else the config's state_dir."""
+    env = os.environ.get("ASSISTANT_STATE_DIR")
+    if env:
+        return Path(env)
+    return Path(config.get("state_dir", "~/.local/state/omega-assistant")).expanduser()

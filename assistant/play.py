@@ -1,0 +1,48 @@
+"""``assistant play GAME``: start or resume a game and run it by text (or voice)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from assistant import textplay
+from assistant.config import Config, state_dir
+from assistant.games import game_module
+from assistant.journal import find_unfinished
+from assistant.session import Announcer, PrintAnnouncer, Session
+
+
+def play(args: argparse.Namespace, config: Config) -> int:
+    module = game_module(args.game)
+    settings = module.settings_from_config(config)
+    for problem in config.problems:
+        print(f"config: {problem}", file=sys.stderr)
+    config.problems.clear()
+    folder = state_dir(config)
+    idle = config.get("idle_pause_seconds", 150.0, minimum=0.0) or None
+    announcer: Announcer = PrintAnnouncer()
+    if args.speak:
+        from assistant.voice.announcer import SpokenAnnouncer
+
+        announcer = SpokenAnnouncer.from_config(config, echo=True)
+    if not args.text:
+        print("Hands-free play (microphone and speaker) is not built yet; "
+              "run with --text to play by typing.", file=sys.stderr)
+        return 2
+    unfinished = None if args.new else find_unfinished(folder, args.game)
+    if args.resume and unfinished is None:
+        print(f"No unfinished {args.game} game to resume; starting a new one.", file=sys.stderr)
+    if unfinished is not None and not args.resume:
+        print(f"An unfinished {args.game} game from {unfinished.header.get('started')} was found. "
+              "Type 'resume' to continue it, anything else to start a new game.", flush=True)
+        answer = sys.stdin.readline().strip().lower()
+        if answer not in ("resume", "yes", "y"):
+            unfinished.append({"end": "abandoned"})
+            unfinished = None
+    if unfinished is not None:
+        session = Session.resume(unfinished, announcer, idle)
+        session.resumed()
+    else:
+        session = Session.new(args.game, args.seed, settings, announcer, folder, idle)
+        session.start()
+    return textplay.run(session, sys.stdin, virtual=args.clock == "virtual")

@@ -1,0 +1,328 @@
+"""The session: one game, its journal, and the words between the players and the engine.
+
+Every input path (typed text, the recognizer, the keypad) arrives here as ``hear``,
+``press`` or ``advance``. The session matches words with the game's sentence set, says
+"say again" for what it does not understand and the rule's reason for what is not
+allowed, handles the few commands every game shares (help, pause, resume, new game,
+undo), journals each accepted input before its answer is announced, and rebuilds a game
+from its journal after a crash.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol
+
+from assistant.engine import Command, Game, NotAllowed, Output, Say
+from assistant.games import game_module
+from assistant.journal import Journal
+from assistant.sentences import SentenceSet
+
+#: Intents the session answers itself, in every game.
+SESSION_INTENTS = frozenset({"help", "pause", "resume", "new_game", "yes", "no", "undo"})
+#: While paused only these are taken.
+PAUSED_INTENTS = frozenset({"help", "resume", "new_game", "yes", "no"})
+#: Seconds of game time gathered before they are written to the journal.
+JOURNAL_EVERY_S = 2.0
+
+
+class Announcer(Protocol):
+    def announce(self, outputs: Sequence[Output]) -> None:
+        """Say or show the outputs; returns when they have been spoken."""
+        ...
+
+
+class PrintAnnouncer:
+    """Prints each output as one line (``VIRUS: ...``, ``SOUND: buzz``)."""
+
+    def __init__(self, write: Callable[[str], Any] | None = None) -> None:
+        self._write = write
+
+    def announce(self, outputs: Sequence[Output]) -> None:
+        for output in outputs:
+            if self._write is None:
+                print(output.line(), flush=True)
+            else:
+                self._write(output.line())
+
+
+class Heard(enum.Enum):
+    ACCEPTED = "accepted"          # a game command was applied
+    SESSION = "session"            # help, pause, new game...
+    NOT_ALLOWED = "not allowed"    # understood, but a rule forbids it now
+    NOT_UNDERSTOOD = "not understood"
+
+
+def replay(module: ModuleType, header: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]
+           ) -> Game:
+    """Rebuild a game from its journal: same seed, same settings, same inputs, same state."""
+    game: Game = module.create(int(header["seed"]), dict(header.get("settings", {})))
+    game.start()
+    for entry in effective_entries(entries):
+        if "cmd" in entry:
+            game.handle(Command.from_json(entry["cmd"]))
+        elif "advance" in entry:
+            game.advance(float(entry["advance"]))
+    return game
+
+
+def effective_entries(entries: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The entries that still count after each ``undo`` took back the command before it."""
+    kept: list[Mapping[str, Any]] = []
+    for entry in entries:
+        if "undo" in entry:
+            while kept and "cmd" not in kept[-1]:
+                kept.pop()
+            if kept:
+                kept.pop()
+        elif "cmd" in entry or "advance" in entry:
+            kept.append(entry)
+    return kept
+
+
+@dataclass
+class Session:
+    game_name: str
+    module: ModuleType
+    game: Game
+    sentences: SentenceSet
+    journal: Journal | None
+    announcer: Announcer
+    seed: int
+    settings: dict[str, Any]
+    journal_dir: Path | None = None
+    idle_pause_after: float | None = None
+    paused: bool = False
+    confirming_new_game: bool = False
+    idle_seconds: float = 0.0
+    pending_ms: int = 0
+    carry_s: float = 0.0
+    last_heard: str = ""
+    log: list[str] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def new(cls, game_name: str, seed: int | None, settings: dict[str, Any], announcer: Announcer,
+            journal_dir: Path | None, idle_pause_after: float | None = None) -> Session:
+        module = game_module(game_name)
+        seed = seed if seed is not None else random.SystemRandom().randrange(1, 2**31)
+        journal = Journal.create(journal_dir, game_name, seed, settings) if journal_dir else None
+        return cls(game_name, module, module.create(seed, settings), module.sentences(), journal,
+                   announcer, seed, settings, journal_dir, idle_pause_after)
+
+    @classmethod
+    def resume(cls, journal: Journal, announcer: Announcer, idle_pause_after: float | None = None
+               ) -> Session:
+        name = str(journal.header["game"])
+        module = game_module(name)
+        game = replay(module, journal.header, journal.entries)
+        settings = dict(journal.header.get("settings", {}))
+        return cls(name, module, game, module.sentences(), journal, announcer,
+                   int(journal.header["seed"]), settings, journal.path.parent, idle_pause_after)
+
+    @property
+    def speaker(self) -> str:
+        return self.game.speakers[0]
+
+    def say(self, text: str) -> None:
+        self.announcer.announce([Say(self.speaker, text)])
+
+    def start(self) -> None:
+        self.announcer.announce(self.game.start())
+        self._check_over()
+
+    def resumed(self) -> None:
+        """Tell the table where things stand after a resume."""
+        self.say("Game resumed.")
+        self.announcer.announce(self.game.handle(Command("repeat")))
+
+    # ------------------------------------------------------------------ inputs
+
+    def allowed_intents(self) -> frozenset[str]:
+        if self.paused:
+            return PAUSED_INTENTS
+        if self.confirming_new_game:
+            return frozenset({"yes", "no", "help"})
+        session = SESSION_INTENTS - {"yes", "no", "resume"}
+        if not getattr(self.game, "supports_undo", False):
+            session = session - {"undo"}
+        return (self.game.allowed_intents() | session) & frozenset(self.sentences.intents)
+
+    def interpret(self, text: str) -> Command | None:
+        """The command meant by ``text``, preferring one allowed now; None if not understood."""
+        found = self.sentences.match_all(text)
+        if not found:
+            return None
+        allowed = self.allowed_intents()
+        for command in found:
+            if command.intent in allowed:
+                return command
+        return found[0]
+
+    def hear(self, text: str) -> Heard:
+        """Words from a player (typed, or recognized speech)."""
+        self.last_heard = text
+        command = self.interpret(text)
+        if command is None:
+            self._say_again()
+            return Heard.NOT_UNDERSTOOD
+        return self.apply(command)
+
+    def press(self, buttons: Sequence[str]) -> Heard:
+        """Private keypad presses (0 1 2 R), for the games that have a keypad."""
+        return self.apply(Command("press", {"buttons": " ".join(buttons)}))
+
+    def apply(self, command: Command) -> Heard:
+        if command.intent in SESSION_INTENTS:
+            return self._session_command(command)
+        if self.paused:
+            self.say("The game is paused. Say resume to go on.")
+            return Heard.NOT_ALLOWED
+        if self.confirming_new_game:
+            self.say("Say yes to start a new game, or no to carry on.")
+            return Heard.NOT_ALLOWED
+        self._flush_time()
+        try:
+            outputs = self.game.handle(command)
+        except NotAllowed as reason:
+            self.say(str(reason))
+            return Heard.NOT_ALLOWED
+        self.idle_seconds = 0.0
+        if self.journal is not None:
+            self.journal.append({"cmd": command.to_json()})
+        self.announcer.announce(outputs)
+        self._check_over()
+        return Heard.ACCEPTED
+
+    def _say_again(self) -> None:
+        examples = self.sentences.help_for(self.allowed_intents() - {"help"})[:4]
+        hint = f" You can say: {', '.join(examples)}, or what can I say." if examples else ""
+        self.say(f"Say again?{hint}")
+
+    def _session_command(self, command: Command) -> Heard:
+        intent = command.intent
+        if intent == "help":
+            examples = self.sentences.help_for(self.allowed_intents())
+            self.say("You can say: " + ", ".join(examples) + ".")
+        elif intent == "pause":
+            if self.paused:
+                self.say("The game is already paused. Say resume to go on.")
+            else:
+                self._flush_time()
+                self.paused = True
+                self.say("Game paused. The clock is stopped. Say resume to go on.")
+        elif intent == "resume":
+            if not self.paused:
+                self.say("The game is not paused.")
+                return Heard.NOT_ALLOWED
+            self.paused = False
+            self.idle_seconds = 0.0
+            self.say("Resuming.")
+            self.announcer.announce(self.game.handle(Command("repeat")))
+        elif intent == "new_game":
+            self.confirming_new_game = True
+            self.say("Start a new game? This one will be lost. Say yes or no.")
+        elif intent == "yes":
+            if not self.confirming_new_game:
+                self._say_again()
+                return Heard.NOT_UNDERSTOOD
+            self.confirming_new_game = False
+            self._new_game()
+        elif intent == "no":
+            if not self.confirming_new_game:
+                self._say_again()
+                return Heard.NOT_UNDERSTOOD
+            self.confirming_new_game = False
+            self.say("Carrying on.")
+        elif intent == "undo":
+            return self._undo()
+        return Heard.SESSION
+
+    def _undo(self) -> Heard:
+        if self.journal is None or not getattr(self.game, "supports_undo", False):
+            self.say("Undo is not available in this game.")
+            return Heard.NOT_ALLOWED
+        kept = effective_entries(self.journal.entries)
+        if not any("cmd" in e for e in kept):
+            self.say("There is nothing to undo.")
+            return Heard.NOT_ALLOWED
+        self._flush_time()
+        self.journal.append({"undo": True})
+        self.game = replay(self.module, self.journal.header, self.journal.entries)
+        self.say("Undone.")
+        self.announcer.announce(self.game.handle(Command("repeat")))
+        return Heard.SESSION
+
+    def _new_game(self) -> None:
+        if self.journal is not None:
+            self._flush_time()
+            self.journal.append({"end": "abandoned"})
+        self.seed = self.seed + 1
+        self.game = self.module.create(self.seed, self.settings)
+        if self.journal_dir is not None:
+            self.journal = Journal.create(self.journal_dir, self.game_name, self.seed, self.settings)
+        self.paused = False
+        self.idle_seconds = 0.0
+        self.start()
+
+    # ------------------------------------------------------------------ time
+
+    def advance(self, seconds: float) -> None:
+        """Let game time pass (the driver never calls this while the assistant speaks).
+
+        Time reaches the engine in whole milliseconds, so the journal's sum replays exactly.
+        """
+        if seconds <= 0 or self.paused or self.game.is_over():
+            return
+        self.carry_s += seconds
+        whole_ms = int(self.carry_s * 1000)
+        self.carry_s -= whole_ms / 1000
+        if whole_ms <= 0:
+            return
+        seconds = whole_ms / 1000
+        if self.idle_pause_after is not None and self.game.clock_running():
+            left = self.idle_pause_after - self.idle_seconds
+            if seconds >= left:
+                self._advance(max(round(left, 3), 0.0))
+                if not self.game.is_over():
+                    self._flush_time()
+                    self.paused = True
+                    minutes = round(self.idle_pause_after / 60, 1)
+                    self.say(f"Nobody has played for {minutes:g} minutes, so I paused the game. "
+                             "Nothing is lost. Say resume to go on.")
+                return
+        self._advance(seconds)
+
+    def _advance(self, seconds: float) -> None:
+        if self.game.clock_running():
+            self.idle_seconds += seconds
+        outputs = self.game.advance(seconds)
+        self.pending_ms += round(seconds * 1000)
+        if outputs or self.pending_ms >= JOURNAL_EVERY_S * 1000:
+            self._flush_time()
+        self.announcer.announce(outputs)
+        self._check_over()
+
+    def _flush_time(self) -> None:
+        if self.pending_ms > 0 and self.journal is not None:
+            self.journal.append({"advance": self.pending_ms / 1000})
+        self.pending_ms = 0
+
+    def next_event_in(self) -> float | None:
+        if self.paused:
+            return None
+        return self.game.next_event_in()
+
+    def _check_over(self) -> None:
+        if self.game.is_over() and self.journal is not None and not self.journal.finished:
+            self._flush_time()
+            self.journal.append({"end": "over"})
+
+    def close(self) -> None:
+        self._flush_time()

@@ -1,0 +1,103 @@
+"""Playing by text: one input a line on stdin, one output a line on stdout.
+
+    words            what a player said, matched like recognized speech
+    press B [B ...]  private keypad presses (0 1 2 R)
+    wait S           let S seconds of game time pass (with --clock virtual)
+
+Lines starting with # and blank lines are skipped. End of input ends cleanly.
+"""
+
+from __future__ import annotations
+
+import select
+import sys
+import time
+from typing import TextIO
+
+from assistant.session import Session
+
+BUTTONS = {"0", "1", "2", "R"}
+
+
+def parse_press(rest: str) -> list[str] | None:
+    buttons = [b.upper() for b in rest.replace(",", " ").split()]
+    if not buttons:
+        return None
+    # "press 12" is two presses
+    flat = [c for b in buttons for c in b] if all(len(b) > 1 and b.isdigit() for b in buttons) else buttons
+    return flat if all(b in BUTTONS for b in flat) else None
+
+
+def handle_line(session: Session, line: str, virtual: bool) -> None:
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return
+    word, _, rest = line.partition(" ")
+    word = word.lower()
+    if word == "wait":
+        try:
+            seconds = float(rest)
+        except ValueError:
+            print(f"(wait needs a number of seconds, e.g. 'wait 30'; got {rest!r})", flush=True)
+            return
+        if not virtual:
+            print("(wait works with --clock virtual; with the real clock time passes by itself)",
+                  flush=True)
+            return
+        step_through(session, seconds)
+    elif word == "press":
+        buttons = parse_press(rest)
+        if buttons is None:
+            print(f"(press takes buttons 0 1 2 R, e.g. 'press 1 2'; got {rest!r})", flush=True)
+            return
+        session.press(buttons)
+    else:
+        session.hear(line)
+
+
+def step_through(session: Session, seconds: float) -> None:
+    """Advance in steps so that timed events happen at their moment, in order."""
+    left = seconds
+    while left > 1e-9 and not session.game.is_over() and not session.paused:
+        step = left
+        due = session.next_event_in()
+        if due is not None and 0 < due < step:
+            step = due
+        session.advance(step)
+        left -= step
+
+
+def run(session: Session, stream: TextIO = sys.stdin, virtual: bool = True) -> int:
+    if virtual or not _selectable(stream):
+        for line in stream:
+            handle_line(session, line, virtual)
+            if session.game.is_over():
+                break
+    else:
+        _run_real_clock(session, stream)
+    session.close()
+    return 0
+
+
+def _selectable(stream: TextIO) -> bool:
+    try:
+        stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return False
+    return True
+
+
+def _run_real_clock(session: Session, stream: TextIO) -> None:
+    last = time.monotonic()
+    while not session.game.is_over():
+        due = session.next_event_in()
+        timeout = 1.0 if due is None else max(0.01, min(due, 1.0))
+        ready, _, _ = select.select([stream], [], [], timeout)
+        now = time.monotonic()
+        session.advance(now - last)
+        if ready:
+            line = stream.readline()
+            if not line:
+                break
+            handle_line(session, line, virtual=False)
+        last = time.monotonic()
