@@ -19,7 +19,11 @@ def play(args: argparse.Namespace, config: Config) -> int:
         print(f"config: {problem}", file=sys.stderr)
     config.problems.clear()
     folder = state_dir(config)
+    # The original shut itself off after 2-3 idle minutes and lost the game; this one pauses.
+    # With the virtual clock, "wait S" means exactly that time passes, so no idle pause.
     idle = config.get("idle_pause_seconds", 150.0, minimum=0.0) or None
+    if args.clock == "virtual":
+        idle = None
     announcer: Announcer = PrintAnnouncer()
     if args.speak:
         from assistant.voice.announcer import SpokenAnnouncer

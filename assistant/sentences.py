@@ -212,8 +212,8 @@ class SentenceSet:
             values = []
             for n in range(lo, hi + 1):
                 forms = [number_words(n), str(n)]
-                if n < 0:
-                    forms.append("negative " + number_words(-n))
+                if n < 0:  # normalize() turns a typed "-2" into "minus 2"
+                    forms = [number_words(n), f"minus {-n}", "negative " + number_words(-n), f"negative {-n}"]
                 values.append(ListValue(Alt(tuple(parse_template(f) for f in forms)), str(n)))
             return values
         if isinstance(spec, dict):
@@ -451,6 +451,12 @@ class SentenceSet:
 def _spoken_only(node: Node) -> Node:
     """A list value without its written-digit forms ("20"), which no recognizer dictionary has."""
     if isinstance(node, Alt):
-        options = tuple(o for o in node.options if not (isinstance(o, Word) and o.text.lstrip("-").isdigit()))
+        options = tuple(o for o in node.options if not _has_digits(o))
         return options[0] if len(options) == 1 else Alt(options)
     return node
+
+
+def _has_digits(node: Node) -> bool:
+    if isinstance(node, Word):
+        return node.text.lstrip("-").isdigit()
+    return isinstance(node, Seq) and any(_has_digits(n) for n in node.items)

@@ -1,0 +1,116 @@
+"""The Omega Virus Command Center (1992), replaced: rules engine, board data, sentences."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from assistant.config import Config
+from assistant.engine import Say
+from assistant.games.omega_virus import phrases
+from assistant.games.omega_virus.board import Board, BoardError
+from assistant.games.omega_virus.engine import CommandCenter, Settings
+from assistant.sentences import SentenceSet
+
+NAME = "omega-virus"
+
+
+def create(seed: int, settings: Mapping[str, Any]) -> CommandCenter:
+    return CommandCenter(seed, Settings.from_dict(settings))
+
+
+def sentences() -> SentenceSet:
+    return SentenceSet.load(__name__)
+
+
+def settings_from_config(config: Config) -> dict[str, Any]:
+    """The game's settings from config.yaml (games.omega_virus.*), each checked."""
+    d = Settings()
+    key = "games.omega_virus."
+    s = Settings(
+        time_chart=_time_chart(config, d.time_chart),
+        secret_code_seconds=config.get(key + "secret_code_seconds", d.secret_code_seconds, minimum=1.0),
+        shields_seconds=config.get(key + "shields_seconds", d.shields_seconds, minimum=1.0),
+        shot_seconds=config.get(key + "shot_seconds", d.shot_seconds, minimum=1.0),
+        terminate_seconds=config.get(key + "terminate_seconds", d.terminate_seconds, minimum=1.0),
+        response_extra_seconds=config.get(key + "response_extra_seconds", d.response_extra_seconds,
+                                          minimum=0.0),
+        attack_shot=config.get(key + "attack_shot", d.attack_shot, choices=["keypad", "random"]),
+        wanted_chance=config.get(key + "wanted_chance", d.wanted_chance, minimum=0.0, maximum=1.0),
+        hazard_chance=config.get(key + "hazard_chance", d.hazard_chance, minimum=0.0, maximum=1.0),
+        persistence=config.get(key + "persistence", d.persistence, minimum=0.0, maximum=1.0),
+        teleport_trap_share=config.get(key + "teleport_trap_share", d.teleport_trap_share,
+                                       minimum=0.0, maximum=1.0),
+        shutdown_minutes=_minutes(config, key + "shutdown_minutes", d.shutdown_minutes),
+        announce_minutes=_minutes(config, key + "announce_minutes", d.announce_minutes),
+        probe_loss_minutes=_minutes(config, key + "probe_loss_minutes", d.probe_loss_minutes),
+        probe_loss_chance=config.get(key + "probe_loss_chance", d.probe_loss_chance,
+                                     minimum=0.0, maximum=1.0),
+        taunt_chance_start=config.get(key + "taunt_chance_start", d.taunt_chance_start,
+                                      minimum=0.0, maximum=1.0),
+        taunt_chance_end=config.get(key + "taunt_chance_end", d.taunt_chance_end, minimum=0.0, maximum=1.0),
+        must_be_terminated_chance=config.get(key + "must_be_terminated_chance",
+                                             d.must_be_terminated_chance, minimum=0.0, maximum=1.0),
+        board=_board(config),
+    )
+    if s.wanted_chance + s.hazard_chance > 1.0:
+        config.problems.append(f"{config.where(key + 'hazard_chance')}: wanted_chance + hazard_chance must "
+                               "be at most 1; using the defaults for both.")
+        s.wanted_chance, s.hazard_chance = d.wanted_chance, d.hazard_chance
+    return s.to_dict()
+
+
+def _minutes(config: Config, key: str, default: list[float]) -> list[float]:
+    value = config.get(key, default)
+    try:
+        return [float(v) for v in value]
+    except (TypeError, ValueError):
+        config.problems.append(f"{config.where(key)}: {key} must be a list of minutes; using {default}.")
+        return default
+
+
+def _time_chart(config: Config, default: dict[str, list[int]]) -> dict[str, list[int]]:
+    key = "games.omega_virus.time_chart"
+    raw: dict[str, Any] = config.get(key, {})
+    chart = {k: list(v) for k, v in default.items()}
+    for skill, minutes in raw.items():
+        ok = (str(skill) in chart and isinstance(minutes, list) and len(minutes) == 4
+              and all(isinstance(m, int | float) and m > 0 for m in minutes))
+        if not ok:
+            config.problems.append(f"{config.where(f'{key}.{skill}')}: time_chart needs skill 0, 1 or 2 "
+                                   "with four minute values (1, 2, 3, 4 players); keeping the rulebook's.")
+            continue
+        chart[str(skill)] = [int(m) for m in minutes]
+    return chart
+
+
+def _board(config: Config) -> dict[str, Any]:
+    key = "games.omega_virus.board"
+    path = config.get(key, "")
+    try:
+        return Board.load_data(path or None)
+    except BoardError as error:
+        config.problems.append(f"{config.where(key)}: {error}; using the default board.")
+        return Board.default_data()
+
+
+def board_text(config: Config, path: str | None = None) -> str:
+    if path:
+        data = Board.load_data(path)
+    else:
+        data = Settings.from_dict(settings_from_config(config)).board
+    return Board.from_data(data).text()
+
+
+def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
+    """Everything the Command Center can say: all of it is known ahead, so all of it is cached."""
+    s = Settings.from_dict(settings)
+    board = Board.from_data(s.board)
+    longest = max(max(v) for v in s.time_chart.values())
+    seen: dict[tuple[str, str], Say] = {}
+    for say in phrases.all_phrases(board.seat_order, tuple(r.code for r in board.rooms), longest):
+        seen.setdefault((say.speaker, say.text), say)
+    return list(seen.values())
+
+
+__all__ = ["NAME", "board_text", "create", "fixed_phrases", "sentences", "settings_from_config"]
