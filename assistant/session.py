@@ -309,6 +309,10 @@ class Session:
         self.announcer.announce(outputs)
         self._check_over()
 
+    def flush_time(self) -> None:
+        """Write the game time gathered so far to the journal now."""
+        self._flush_time()
+
     def _flush_time(self) -> None:
         if self.pending_ms > 0 and self.journal is not None:
             self.journal.append({"advance": self.pending_ms / 1000})

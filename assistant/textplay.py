@@ -45,6 +45,7 @@ def handle_line(session: Session, line: str, virtual: bool) -> None:
                   flush=True)
             return
         step_through(session, seconds)
+        session.flush_time()
     elif word == "press":
         buttons = parse_press(rest)
         if buttons is None:
