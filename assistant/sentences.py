@@ -188,6 +188,9 @@ class SentenceSet:
         }
         self.intents: dict[str, Intent] = {}
         for name, spec in (data.get("intents") or {}).items():
+            if not isinstance(name, str):
+                raise TemplateError(f"{source}: intent name {name!r} is not text; "
+                                    'quote YAML words like "yes" and "no"')
             if isinstance(spec, list):
                 spec = {"sentences": spec}
             sentences = [str(s) for s in spec.get("sentences", [])]

@@ -6,6 +6,8 @@ their board, and ``Board.from_data`` checks it so a typo is reported, not played
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +23,13 @@ DIGITS = ("0", "1", "2")
 #: What a room of each color is called on the board.
 ROOM_NAMES = {"green": "Supply Depot", "blue": "Disruptor Bank", "red": "Negatron Lab",
               "yellow": "Decoder Station"}
+
+
+@functools.cache
+def _default_data() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("board.yaml").read_text(encoding="utf-8")
+    data: dict[str, Any] = yaml.safe_load(text)
+    return data
 
 
 class BoardError(ValueError):
@@ -47,9 +56,7 @@ class Board:
 
     @classmethod
     def default_data(cls) -> dict[str, Any]:
-        text = resources.files(__package__).joinpath("board.yaml").read_text(encoding="utf-8")
-        data: dict[str, Any] = yaml.safe_load(text)
-        return data
+        return copy.deepcopy(_default_data())
 
     @classmethod
     def load_data(cls, path: str | Path | None) -> dict[str, Any]:

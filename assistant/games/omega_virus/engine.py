@@ -276,9 +276,7 @@ class CommandCenter:
             self.queued.append(kind)
             fired = True
         if fired and self.phase is Phase.MOVE:
-            self._run_queued()
-            if self.phase is Phase.MOVE:
-                self._say_prompt()
+            self._prompt_mover()
 
     def _deadline(self, seconds: float) -> None:
         total = seconds + self.settings.response_extra_seconds
@@ -500,6 +498,8 @@ class CommandCenter:
         self.skill = int(button)
         for player in self.players.values():
             player.playing, player.missed, player.code = False, 0, ""
+            player.cards, player.avds, player.probe = set(), set(), False
+        self.supply = dict(SUPPLY)
         self.signon_queue = list(self.board.seat_order)
         self.phase = Phase.SIGNON
         self._ask_next_code()
@@ -523,6 +523,7 @@ class CommandCenter:
         if len(self.entry) == 2:
             player = self.players[self.asking]
             player.code, player.playing = "".join(self.entry), True
+            player.cards = {"green card"}  # each player's own, from the start
             self.deadline_ms = None
             self._ask_next_code()
 
@@ -544,8 +545,6 @@ class CommandCenter:
         minutes = self.settings.time_chart[str(self.skill)][len(colors) - 1]
         self.limit_ms = int(minutes * 60_000)
         self.used_ms = 0
-        for player in self.players.values():
-            player.cards = {"green card"} if player.playing else set()
         rooms = self.board.rooms
         self.virus_room = self.rng.choice(rooms).code
         virus_sector = self.board.room(self.virus_room).sector  # type: ignore[union-attr]
