@@ -15,15 +15,15 @@ from assistant.session import Announcer, PrintAnnouncer, Session
 def play(args: argparse.Namespace, config: Config) -> int:
     module = game_module(args.game)
     settings = module.settings_from_config(config)
-    for problem in config.problems:
-        print(f"config: {problem}", file=sys.stderr)
-    config.problems.clear()
     folder = state_dir(config)
     # The original shut itself off after 2-3 idle minutes and lost the game; this one pauses.
     # With the virtual clock, "wait S" means exactly that time passes, so no idle pause.
     idle = config.get("idle_pause_seconds", 150.0, minimum=0.0) or None
     if args.clock == "virtual":
         idle = None
+    for problem in config.problems:
+        print(f"config: {problem}", file=sys.stderr)
+    config.problems.clear()
     announcer: Announcer = PrintAnnouncer()
     if args.speak:
         from assistant.voice.announcer import SpokenAnnouncer

@@ -69,9 +69,9 @@ class Settings:
     terminate_seconds: float = 10.0
     response_extra_seconds: float = 0.0
     attack_shot: str = "keypad"            # keypad: the attacker presses; random: the computer fires
-    wanted_chance: float = 0.5
-    hazard_chance: float = 0.25
-    persistence: float = 0.75
+    wanted_chance: float = 0.6
+    hazard_chance: float = 0.2
+    persistence: float = 0.8
     teleport_trap_share: float = 0.4
     shutdown_minutes: list[float] = field(default_factory=lambda: [9.0, 6.0, 3.0])
     announce_minutes: list[float] = field(default_factory=lambda: [30, 25, 20, 15, 10, 5, 4, 3, 2, 1, 0.5])

@@ -1,0 +1,63 @@
+"""Settings: the shipped config.yaml is valid, and a broken line is reported, not fatal."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from assistant.config import Config
+from assistant.games import omega_virus
+from assistant.games.omega_virus.engine import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_shipped_config_is_valid_and_matches_the_defaults() -> None:
+    config = Config.load(ROOT / "config.yaml")
+    settings = omega_virus.settings_from_config(config)
+    assert config.problems == []
+    assert settings == Settings().to_dict()
+
+
+def test_bad_values_name_the_line_and_keep_the_default() -> None:
+    text = "games:\n  omega_virus:\n    shields_seconds: soon\n    attack_shot: laser\n    wanted_chance: 2\n"
+    config = Config.from_text(text, Path("my.yaml"))
+    settings = omega_virus.settings_from_config(config)
+    assert settings["shields_seconds"] == Settings().shields_seconds
+    assert settings["attack_shot"] == "keypad"
+    assert settings["wanted_chance"] == Settings().wanted_chance
+    assert any(p.startswith("my.yaml line 3: games.omega_virus.shields_seconds = 'soon' must be a number")
+               for p in config.problems)
+    assert any("line 4" in p and "must be one of keypad, random" in p for p in config.problems)
+    assert any("line 5" in p and "at most 1" in p for p in config.problems)
+
+
+def test_yaml_syntax_error_is_reported_with_its_line() -> None:
+    config = Config.from_text("games:\n  omega_virus:\n    shields_seconds: [1, 2\n", Path("c.yaml"))
+    assert config.data == {}
+    assert config.problems and config.problems[0].startswith("c.yaml line ")
+
+
+def test_broken_time_chart_and_board_fall_back(tmp_path: Path) -> None:
+    board = tmp_path / "board.yaml"
+    board.write_text("rooms: []\n", encoding="utf-8")
+    text = f"games:\n  omega_virus:\n    board: {board}\n    time_chart:\n      1: [15, 15]\n"
+    config = Config.from_text(text)
+    settings = omega_virus.settings_from_config(config)
+    assert settings["time_chart"] == Settings().time_chart
+    assert settings["board"] == Settings().board
+    assert any("the board has no rooms" in p for p in config.problems)
+    assert any("time_chart" in p for p in config.problems)
+
+
+def test_cli_reports_a_broken_config_and_plays_on(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("idle_pause_seconds: never\ngames:\n  omega_virus:\n    attack_shot: 3\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus",
+                             "--text", "--clock", "virtual"], input="skill zero\n", capture_output=True, text=True,
+                            env={"ASSISTANT_STATE_DIR": str(tmp_path / "s"), "PATH": "/usr/bin:/bin"}, cwd=ROOT)
+    assert result.returncode == 0
+    assert "line 1: idle_pause_seconds = 'never' must be a number" in result.stderr
+    assert "line 4: games.omega_virus.attack_shot = 3 must be one of keypad, random" in result.stderr
+    assert result.stdout.splitlines()[:2] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
