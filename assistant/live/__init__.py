@@ -1,0 +1,1 @@
+"""Hands-free play: microphone, keypad and speaker around one session."""
