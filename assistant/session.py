@@ -71,12 +71,21 @@ def replay(module: ModuleType, header: Mapping[str, Any], entries: Sequence[Mapp
     return game
 
 
-def effective_entries(entries: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The entries that still count after each ``undo`` took back the command before it."""
+#: Commands that only ask (their answers change nothing); undo passes over them.
+QUERY_INTENTS = frozenset({"repeat", "status", "score", "time_left", "inventory", "capsules"})
+
+
+def effective_entries(entries: Sequence[Mapping[str, Any]],
+                      queries: frozenset[str] = QUERY_INTENTS) -> list[Mapping[str, Any]]:
+    """The entries that still count after each ``undo`` took back the last real command."""
+
+    def is_query(entry: Mapping[str, Any]) -> bool:
+        return "cmd" in entry and entry["cmd"].get("intent") in queries
+
     kept: list[Mapping[str, Any]] = []
     for entry in entries:
         if "undo" in entry:
-            while kept and "cmd" not in kept[-1]:
+            while kept and ("cmd" not in kept[-1] or is_query(kept[-1])):
                 kept.pop()
             if kept:
                 kept.pop()
@@ -249,7 +258,7 @@ class Session:
             self.say("Undo is not available in this game.")
             return Heard.NOT_ALLOWED
         kept = effective_entries(self.journal.entries)
-        if not any("cmd" in e for e in kept):
+        if not any("cmd" in e and e["cmd"].get("intent") not in QUERY_INTENTS for e in kept):
             self.say("There is nothing to undo.")
             return Heard.NOT_ALLOWED
         self._flush_time()
