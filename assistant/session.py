@@ -72,7 +72,7 @@ def replay(module: ModuleType, header: Mapping[str, Any], entries: Sequence[Mapp
 
 
 #: Commands that only ask (their answers change nothing); undo passes over them.
-QUERY_INTENTS = frozenset({"repeat", "status", "score", "time_left", "inventory", "capsules"})
+QUERY_INTENTS = frozenset({"repeat", "status", "score", "time", "time_left", "inventory", "capsules"})
 
 
 def effective_entries(entries: Sequence[Mapping[str, Any]],
@@ -85,10 +85,11 @@ def effective_entries(entries: Sequence[Mapping[str, Any]],
     kept: list[Mapping[str, Any]] = []
     for entry in entries:
         if "undo" in entry:
-            while kept and ("cmd" not in kept[-1] or is_query(kept[-1])):
-                kept.pop()
-            if kept:
-                kept.pop()
+            # Only the command goes: the time that passed since really passed.
+            for i in range(len(kept) - 1, -1, -1):
+                if "cmd" in kept[i] and not is_query(kept[i]):
+                    del kept[i]
+                    break
         elif "cmd" in entry or "advance" in entry:
             kept.append(entry)
     return kept

@@ -87,7 +87,7 @@ def test_undo_passes_over_queries() -> None:
     entries: list[dict[str, Any]] = [
         {"cmd": {"intent": "attack"}}, {"advance": 1.0}, {"cmd": {"intent": "status"}}, {"undo": True},
     ]
-    assert effective_entries(entries) == []
+    assert effective_entries(entries) == [{"advance": 1.0}, {"cmd": {"intent": "status"}}]
     entries = [{"cmd": {"intent": "a"}}, {"cmd": {"intent": "b"}}, {"undo": True}, {"cmd": {"intent": "c"}}]
     assert [e["cmd"]["intent"] for e in effective_entries(entries)] == ["a", "c"]
 

@@ -1,0 +1,135 @@
+"""Battle of the Planets (Milton Bradley, 1979): 7-Zark-7 spins, keeps turns and Monster cards.
+
+The spinner's segments are data (``spinner.yaml``, or a copy named by
+``games.planets.spinner_file``): the rules do not list them, so the packaged dial is a labelled
+approximation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assistant.config import Config
+from assistant.engine import Say, make_rng
+from assistant.games.planets.engine import (
+    BLAST_OFF_RULE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    ROCKET_AWAY,
+    ROCKET_AWAY_FROM_SHIP,
+    THEN_NEXT,
+    WELCOME,
+    WHO_PLAYS,
+    ZARK,
+    PlanetsGame,
+    PlanetsSettings,
+    Segment,
+)
+from assistant.sentences import SentenceSet
+
+__all__ = ["PlanetsGame", "create", "settings_from_config", "sentences", "fixed_phrases", "load_spinner"]
+
+KEY = "games.planets"
+RED_SPOT_WORDS = {"red spot", "red", "rocket"}
+
+
+def create(seed: int, settings: Mapping[str, Any]) -> PlanetsGame:
+    return PlanetsGame(make_rng(seed), PlanetsSettings.from_mapping(settings))
+
+
+@cache
+def sentences() -> SentenceSet:
+    return SentenceSet.load(__name__)
+
+
+def ship_colors() -> list[str]:
+    """The ship colors the sentence templates know, in file order."""
+    return [value.out for value in sentences().lists["ship"]]
+
+
+def load_spinner(path: str | None = None) -> list[list[int | None]]:
+    """The spinner's segments as [intruder, gforce or None]; raises ValueError naming the problem."""
+    name = path or "spinner.yaml"
+    if path:
+        try:
+            text = Path(path).expanduser().read_text(encoding="utf-8")
+        except OSError as error:
+            raise ValueError(f"cannot read {path}: {error.strerror}") from error
+    else:
+        text = resources.files(__name__).joinpath("spinner.yaml").read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ValueError(f"{name} is not valid YAML: {error}") from error
+    segments = data.get("segments") if isinstance(data, dict) else None
+    if not isinstance(segments, list) or not segments:
+        raise ValueError(f"{name}: needs a 'segments:' list")
+    out: list[list[int | None]] = []
+    for n, seg in enumerate(segments, 1):
+        if not isinstance(seg, dict):
+            raise ValueError(f"{name}: segment {n} must look like {{intruder: 3, gforce: 2}}")
+        intruder, gforce = seg.get("intruder"), seg.get("gforce")
+        if not _steps(intruder):
+            raise ValueError(f"{name}: segment {n}: intruder must be a whole number from 1 to 20")
+        if isinstance(gforce, str) and gforce.strip().lower() in RED_SPOT_WORDS:
+            gforce = None
+        elif not _steps(gforce):
+            raise ValueError(f"{name}: segment {n}: gforce must be a whole number from 1 to 20 "
+                             "or red spot")
+        out.append([intruder, gforce])
+    return out
+
+
+def _steps(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 20
+
+
+def settings_from_config(config: Config) -> dict[str, Any]:
+    """Settings stored in the journal header: a resumed game keeps its spinner and players."""
+    path = config.get(f"{KEY}.spinner_file", "")
+    try:
+        spinner = load_spinner(path or None)
+    except ValueError as error:
+        config.problems.append(f"{config.where(f'{KEY}.spinner_file')}: {error}; using the packaged spinner.")
+        spinner = load_spinner()
+    return {"players": _players(config), "spinner": spinner}
+
+
+def _players(config: Config) -> list[str]:
+    key = f"{KEY}.players"
+    raw: list[Any] = config.get(key, [])
+    if not raw:
+        return []
+    colors = [str(c).strip().lower() for c in raw]
+    known = ship_colors()
+    problem = None
+    if not MIN_PLAYERS <= len(colors) <= MAX_PLAYERS:
+        problem = f"needs {MIN_PLAYERS} to {MAX_PLAYERS} ship colors"
+    elif len(set(colors)) != len(colors):
+        problem = "names a color twice"
+    elif any(c not in known for c in colors):
+        problem = f"may only use the ship colors {', '.join(known)}"
+    if problem:
+        config.problems.append(f"{config.where(key)}: {key} {problem}; the players will be asked "
+                               "at the start instead.")
+        return []
+    return colors
+
+
+def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
+    """Everything said with no live content (for the voice cache), spinner results included."""
+    segments = PlanetsSettings.from_mapping(settings).segments
+    texts = [WELCOME, WHO_PLAYS, ROCKET_AWAY, ROCKET_AWAY_FROM_SHIP, THEN_NEXT,
+             "You can give names: say, for example, red is Anna.", "The Intruder moves only once a turn.",
+             "No other ship is on the board.", "No ship is on the board for the Intruder to land on."]
+    texts += [Segment(s.intruder, s.gforce).text() for s in segments]
+    for color in ship_colors():
+        label = color.capitalize()
+        texts += [f"{label}, blast off: {BLAST_OFF_RULE}", f"{label}'s turn. Say spin."]
+    return [Say(ZARK, t) for t in dict.fromkeys(texts)]

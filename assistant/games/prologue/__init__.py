@@ -1,0 +1,167 @@
+"""Omega Virus: Prologue (Restoration Games, 2021): round countdown, speed bonus and scores.
+
+Card values the rulebook does not print live in ``cards.yaml`` (or a copy named by
+``games.prologue.cards_file``); ``config.yaml`` settings under ``games.prologue`` win over it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assistant.config import Config
+from assistant.engine import Say, make_rng
+from assistant.games.prologue.engine import (
+    COUNTDOWN_WORDS,
+    FIRST_SETUP,
+    GO,
+    NAME_HINT,
+    NARRATOR,
+    NEXT_SETUP,
+    READY_PROMPT,
+    ROUNDS,
+    WELCOME,
+    WHO_IS_DONE,
+    PrologueGame,
+    PrologueSettings,
+    duration,
+)
+from assistant.sentences import SentenceSet
+
+__all__ = ["PrologueGame", "create", "settings_from_config", "sentences", "fixed_phrases", "load_data"]
+
+KEY = "games.prologue"
+
+
+def create(seed: int, settings: Mapping[str, Any]) -> PrologueGame:
+    return PrologueGame(make_rng(seed), PrologueSettings.from_mapping(settings))
+
+
+@cache
+def sentences() -> SentenceSet:
+    return SentenceSet.load(__name__)
+
+
+def spoken_names() -> set[str]:
+    """The one-word names the sentence templates know."""
+    return {value.out for value in sentences().lists["name"]}
+
+
+def load_data(path: str | None = None) -> dict[str, Any]:
+    """The card data: the packaged cards.yaml, or the file at ``path``. Raises ValueError."""
+    if path:
+        try:
+            text = Path(path).expanduser().read_text(encoding="utf-8")
+        except OSError as error:
+            raise ValueError(f"cannot read {path}: {error.strerror}") from error
+    else:
+        text = resources.files(__name__).joinpath("cards.yaml").read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path or 'cards.yaml'} is not valid YAML: {error}") from error
+    if not isinstance(data, dict):
+        raise ValueError(f"{path or 'cards.yaml'}: expected speed_bonus and scoring_cards sections")
+    return data
+
+
+def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
+    section = data.get(name) or {}
+    if not isinstance(section, dict):
+        raise ValueError(f"must sit under '{name}:' as a group (see the packaged cards.yaml)")
+    return section
+
+
+def _speed_bonus(value: Any) -> list[int]:
+    if (not isinstance(value, list) or len(value) != ROUNDS
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 99 for v in value)):
+        raise ValueError(f"must be a list of {ROUNDS} whole numbers (points for rounds 1, 2, 3)")
+    return list(value)
+
+
+def _card_points(value: Any) -> int | None:
+    if isinstance(value, str) and value.strip().lower() == "ask":
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 20:
+        return value
+    raise ValueError("must be ask or a whole number from 0 to 20")
+
+
+def settings_from_config(config: Config) -> dict[str, Any]:
+    """Settings stored in the journal header: a resumed game keeps them even if files change."""
+    path = config.get(f"{KEY}.cards_file", "")
+    try:
+        data = load_data(path or None)
+    except ValueError as error:
+        config.problems.append(f"{config.where(f'{KEY}.cards_file')}: {error}; using the packaged card data.")
+        data = load_data()
+    bonus = list(PrologueSettings().speed_bonus)
+    points: int | None = None
+    try:
+        bonus = _speed_bonus(_section(data, "speed_bonus").get("values", bonus))
+    except ValueError as error:
+        config.problems.append(f"{path or 'cards.yaml'}: speed_bonus values {error}; using {bonus}.")
+    try:
+        points = _card_points(_section(data, "scoring_cards").get("points", "ask"))
+    except ValueError as error:
+        config.problems.append(f"{path or 'cards.yaml'}: scoring_cards points {error}; asking instead.")
+    if config.has(f"{KEY}.speed_bonus"):
+        try:
+            bonus = _speed_bonus(config.raw(f"{KEY}.speed_bonus"))
+        except ValueError as error:
+            config.problems.append(f"{config.where(f'{KEY}.speed_bonus')}: {KEY}.speed_bonus {error}; "
+                                   f"using {bonus}.")
+    if config.has(f"{KEY}.scoring_card_points"):
+        try:
+            points = _card_points(config.raw(f"{KEY}.scoring_card_points"))
+        except ValueError as error:
+            config.problems.append(f"{config.where(f'{KEY}.scoring_card_points')}: "
+                                   f"{KEY}.scoring_card_points {error}; using "
+                                   f"{'ask' if points is None else points}.")
+    calls = config.get(f"{KEY}.time_calls_seconds", 0, minimum=0, maximum=3600)
+    names = _names(config)
+    return {"players": names, "speed_bonus": bonus, "scoring_card_points": points,
+            "time_calls_seconds": calls}
+
+
+def _names(config: Config) -> list[str]:
+    key = f"{KEY}.players"
+    raw: list[Any] = config.get(key, [])
+    names: list[str] = []
+    for item in raw[:2]:
+        name = str(item).strip()
+        name = name[:1].upper() + name[1:]
+        if not name or " " in name:
+            config.problems.append(f"{config.where(key)}: {key}: {name!r} must be one word; "
+                                   "that player keeps a default name.")
+            break
+        if any(n.casefold() == name.casefold() for n in names):
+            config.problems.append(f"{config.where(key)}: {key}: {name} appears twice.")
+            break
+        if name.casefold() not in spoken_names():
+            config.problems.append(
+                f"{config.where(key)}: {key}: {name} is not in the spoken name list, so say "
+                f"'player {len(names) + 1}' for this player (or add the name to "
+                "assistant/games/prologue/sentences.yaml).")
+        names.append(name)
+    if len(raw) > 2:
+        config.problems.append(f"{config.where(key)}: {key}: Prologue is for two players; "
+                               "only the first two names are used.")
+    return names
+
+
+def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
+    """Everything said with no live content (for the voice cache)."""
+    game = create(0, settings)
+    texts = [*FIRST_SETUP, *NEXT_SETUP, READY_PROMPT, NAME_HINT, *COUNTDOWN_WORDS, GO, WHO_IS_DONE,
+             f"Stop! {WHO_IS_DONE}", WELCOME]
+    texts += [f"Round {r}." for r in range(1, ROUNDS + 1)]
+    calls = game.settings.time_calls_seconds
+    if calls:
+        texts += [f"{duration(ms)}." for ms in range(calls * 1000, 30 * 60 * 1000 + 1, calls * 1000)]
+    return [Say(NARRATOR, t) for t in dict.fromkeys(texts)]
