@@ -24,15 +24,15 @@ def play(args: argparse.Namespace, config: Config) -> int:
     for problem in config.problems:
         print(f"config: {problem}", file=sys.stderr)
     config.problems.clear()
+    if not args.text:
+        from assistant.live.run import run_live
+
+        return run_live(args.game, args.seed, config, settings, folder, idle, args.resume, args.new)
     announcer: Announcer = PrintAnnouncer()
     if args.speak:
         from assistant.voice.announcer import SpokenAnnouncer
 
-        announcer = SpokenAnnouncer.from_config(config, echo=True)
-    if not args.text:
-        print("Hands-free play (microphone and speaker) is not built yet; "
-              "run with --text to play by typing.", file=sys.stderr)
-        return 2
+        announcer = SpokenAnnouncer.from_config(config, echo=True, game=args.game, settings=settings)
     unfinished = None if args.new else find_unfinished(folder, args.game)
     if args.resume and unfinished is None:
         print(f"No unfinished {args.game} game to resume; starting a new one.", file=sys.stderr)

@@ -1,0 +1,202 @@
+"""The live loop: microphone and keypad in, voices out, one session in the middle.
+
+Half-duplex: what the microphone hears while the assistant speaks, plus a short tail, is
+dropped and the recognizer reset, and key presses made while it speaks do nothing (the
+rulebook: buttons pressed while the computer talks have no effect). The game clock only
+moves between answers. When a partial result already is a whole command that is allowed
+now and cannot grow into another, the loop acts on it without waiting for the silence
+that ends the utterance. A microphone that is missing, busy or unplugged is reported and
+retried; the clock stands still meanwhile, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from assistant.engine import Command
+from assistant.hearing.events import NotRecognized, Partial, Transcript
+from assistant.hearing.recognizer import Ear
+from assistant.live.keypad import Keypad
+from assistant.live.microphone import Block, MicrophoneError
+from assistant.session import Session
+
+
+class Mic(Protocol):
+    block_seconds: float
+
+    def open(self) -> None: ...
+
+    def read(self, timeout: float) -> Block | None: ...
+
+    def alive(self) -> bool: ...
+
+    def drain(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Speaking(Protocol):
+    ended_at: float
+
+    def is_speaking(self) -> bool: ...
+
+
+@dataclass
+class LiveSettings:
+    block_seconds: float = 0.1
+    mute_tail_seconds: float = 0.4
+    answer_early: bool = True
+    early_steady_blocks: int = 2
+    retry_seconds: float = 2.0
+    silent_mic_seconds: float = 3.0
+
+
+@dataclass
+class Press:
+    button: str
+    at: float
+
+
+@dataclass
+class LiveLoop:
+    session: Session
+    ear: Ear
+    mic: Mic
+    speaking: Speaking
+    keypad: Keypad | None = None
+    settings: LiveSettings = field(default_factory=LiveSettings)
+    log: Callable[[str], Any] = field(default=lambda message: print(message, file=sys.stderr, flush=True))
+    #: (event, seconds from end of the block that completed it) for the latency benchmark.
+    on_action: Callable[[Command, bool], Any] | None = None
+    presses: list[Press] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _mic_problem: str = ""
+    _last_block_at: float = 0.0
+    _dirty: bool = False
+    _partial: str = ""
+    _steady: int = 0
+
+    def _on_press(self, button: str) -> None:
+        with self._lock:
+            self.presses.append(Press(button, time.monotonic()))
+
+    def run(self, stop: threading.Event | None = None) -> None:
+        stop = stop or threading.Event()
+        if self.keypad is not None:
+            self.keypad.start(self._on_press)
+        self.ear.set_intents(self.session.allowed_intents())
+        last_tick = time.monotonic()
+        try:
+            while not stop.is_set() and not self.session.game.is_over():
+                if not self._mic_ready():
+                    stop.wait(self.settings.retry_seconds)
+                    last_tick = time.monotonic()  # the game waits while nobody can be heard
+                    continue
+                now = time.monotonic()
+                self.session.advance(now - last_tick)
+                last_tick = time.monotonic()
+                acted = self._handle_presses()
+                block = self.mic.read(timeout=self.settings.block_seconds / 2)
+                if block is not None:
+                    self._last_block_at = time.monotonic()
+                    acted |= self._handle_block(block)
+                if acted:
+                    self.ear.set_intents(self.session.allowed_intents())
+                    last_tick = time.monotonic()  # speech time is not game time
+        finally:
+            if self.keypad is not None:
+                self.keypad.stop()
+            self.mic.close()
+            self.session.close()
+
+    # ----------------------------------------------------------------- devices
+
+    def _mic_ready(self) -> bool:
+        if self.mic.alive() and time.monotonic() - self._last_block_at < self.settings.silent_mic_seconds:
+            return True
+        if self.mic.alive() and self._last_block_at == 0.0:
+            self._last_block_at = time.monotonic()
+            return True
+        self.mic.close()
+        try:
+            self.mic.open()
+        except MicrophoneError as error:
+            problem = str(error)
+            if problem != self._mic_problem:
+                self._mic_problem = problem
+                self.log(f"microphone: {problem} I will keep trying; the game waits.")
+                self.session.say("I cannot hear you. Check the microphone; the game waits.")
+            return False
+        if self._mic_problem:
+            self.log("microphone: working again.")
+            self.session.say("I can hear you again.")
+            self._mic_problem = ""
+        self._last_block_at = time.monotonic()
+        return True
+
+    # ----------------------------------------------------------------- inputs
+
+    def _muted(self, start: float, end: float) -> bool:
+        """Whether audio or a press between ``start`` and ``end`` overlaps speech plus its tail."""
+        if self.speaking.is_speaking():
+            return True
+        return start < self.speaking.ended_at + self.settings.mute_tail_seconds
+
+    def _handle_presses(self) -> bool:
+        with self._lock:
+            presses, self.presses = self.presses, []
+        acted = False
+        for press in presses:
+            if self._muted(press.at, press.at):
+                continue
+            self.session.press([press.button])
+            acted = True
+        return acted
+
+    def _handle_block(self, block: Block) -> bool:
+        start = block.captured_at - self.settings.block_seconds
+        if self._muted(start, block.captured_at):
+            if self._dirty:
+                self.ear.reset()
+                self._dirty = False
+            return False
+        self._dirty = True
+        event = self.ear.feed(block.audio)
+        if isinstance(event, Partial):
+            # Partial words can still change; act early only once they held still a moment.
+            same = event.text == self._partial
+            self._partial = event.text
+            self._steady = self._steady + 1 if same else 1
+            if event.complete and self.settings.answer_early and self._steady >= self.settings.early_steady_blocks:
+                command = self.ear.sentences.match(self.ear.sentences.words(event.text), self.ear.graph.intents)
+                if command is not None:
+                    self.ear.reset()
+                    self._dirty = False
+                    self._act(command, early=True)
+                    return True
+            return False
+        self._partial, self._steady = "", 0
+        if isinstance(event, Transcript):
+            self._dirty = False
+            if event.command is not None:
+                self._act(event.command, early=False)
+                return True
+            return False
+        if isinstance(event, NotRecognized):
+            self._dirty = False
+            if event.heard and "not allowed now" in event.reason:
+                self.session.hear(event.heard)  # the rule's reason, spoken
+                return True
+            if event.heard:
+                self.log(f"heard {event.heard!r}: {event.reason}; no action")
+        return False
+
+    def _act(self, command: Command, early: bool) -> None:
+        if self.on_action is not None:
+            self.on_action(command, early)
+        self.session.apply(command)

@@ -1,0 +1,93 @@
+"""``assistant play GAME`` with no flags: hands-free, microphone and keypad in, voices out."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from assistant.config import Config
+from assistant.journal import find_unfinished
+from assistant.live.keypad import CharKeypad, EvdevKeypad, Keypad, KeypadError
+from assistant.live.loop import LiveLoop, LiveSettings
+from assistant.live.microphone import Microphone
+from assistant.session import Session
+
+KEYPAD_SOURCES = ("none", "terminal", "fifo", "evdev")
+
+
+def live_settings(config: Config) -> LiveSettings:
+    d = LiveSettings()
+    return LiveSettings(
+        block_seconds=config.get("live.block_seconds", d.block_seconds, minimum=0.05, maximum=0.5),
+        mute_tail_seconds=config.get("live.mute_tail_seconds", d.mute_tail_seconds, minimum=0.0, maximum=3.0),
+        answer_early=config.get("live.answer_early", d.answer_early),
+        early_steady_blocks=config.get("live.early_steady_blocks", d.early_steady_blocks, minimum=1, maximum=10),
+        retry_seconds=config.get("live.retry_seconds", d.retry_seconds, minimum=0.2),
+    )
+
+
+def open_keypad(config: Config) -> Keypad | None:
+    source = config.get("keypad.source", "terminal", choices=KEYPAD_SOURCES)
+    if source == "none":
+        return None
+    if source == "evdev":
+        return EvdevKeypad(config.get("keypad.device", "keypad"))
+    if source == "fifo":
+        return CharKeypad(Path(config.get("keypad.fifo", "/tmp/omega-keypad")).expanduser())
+    if not sys.stdin.isatty():
+        return None
+    return CharKeypad(None)
+
+
+def run_live(game: str, seed: int | None, config: Config, settings: dict[str, Any], folder: Path,
+             idle: float | None, resume: bool, new: bool) -> int:
+    from assistant.hearing import HearingSettings, choose, open_ear
+    from assistant.hearing.vosk_engine import ModelError
+    from assistant.voice.announcer import SpokenAnnouncer
+
+    hearing = HearingSettings.from_config(config)
+    choice = choose(hearing)
+    loop_settings = live_settings(config)
+    keypad = open_keypad(config)
+    extra = config.get("live.spoken_extra_seconds", 3.0, minimum=0.0)
+    if "response_extra_seconds" in settings and not config.has("games.omega_virus.response_extra_seconds"):
+        settings["response_extra_seconds"] = extra  # time for speech to be recognized
+    if keypad is None and "attack_shot" in settings:
+        settings["attack_shot"] = "random"  # no private input: the computer shoots for the attacker
+    for problem in config.problems:
+        print(f"config: {problem}", file=sys.stderr)
+    config.problems.clear()
+    announcer = SpokenAnnouncer.from_config(config, echo=True, game=game, settings=settings)
+    unfinished = None if new else find_unfinished(folder, game)
+    if unfinished is not None:
+        session = Session.resume(unfinished, announcer, idle)
+    else:
+        session = Session.new(game, seed, settings, announcer, folder, idle)
+    try:
+        ear = open_ear(hearing, session.sentences, session.allowed_intents(), choice.engine)
+    except ModelError as error:
+        print(f"hearing: {error}; using PocketSphinx instead.", file=sys.stderr)
+        ear = open_ear(hearing, session.sentences, session.allowed_intents(), "pocketsphinx")
+    print(f"hearing: {choice.note}", file=sys.stderr, flush=True)
+    mic = Microphone(config.get("live.input_device", ""), loop_settings.block_seconds)
+    if keypad is not None:
+        try:
+            keypad.start(lambda button: None)
+            keypad.stop()
+        except (KeypadError, OSError) as error:
+            print(f"keypad: {error} Playing without it: secret codes can be spoken, shots are random.",
+                  file=sys.stderr)
+            keypad = None
+    if unfinished is not None:
+        session.resumed()
+    else:
+        session.start()
+    loop = LiveLoop(session, ear, mic, announcer.speaking, keypad, loop_settings)
+    try:
+        loop.run()
+    except KeyboardInterrupt:
+        print("Stopped. The game is saved; `assistant play` resumes it.", file=sys.stderr)
+    finally:
+        announcer.close()
+    return 0
