@@ -61,7 +61,7 @@ def find_input(query: str) -> tuple[int | None, str]:
             return index, name
     names = ", ".join(name for _, name, _ in devices)
     raise MicrophoneError(f"No microphone named like {query!r}. Found: {names}. "
-                          "Set audio.input_device in config.yaml to part of one of these names.")
+                          "Set live.input_device in config.yaml to part of one of these names.")
 
 
 class StreamResampler:

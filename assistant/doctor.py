@@ -1,0 +1,90 @@
+"""``assistant doctor``: what will be used for hearing, speaking and private presses, and what is missing.
+
+Every problem comes with the command that fixes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from collections.abc import Callable
+
+from assistant.config import Config
+
+
+def _check(title: str, probe: Callable[[], str]) -> bool:
+    try:
+        detail = probe()
+    except Exception as error:  # noqa: BLE001 - every failure is reported, none is fatal
+        print(f"  PROBLEM  {title}: {error}")
+        return False
+    print(f"  ok       {title}: {detail}")
+    return True
+
+
+def doctor_main(args: argparse.Namespace, config: Config) -> int:
+    ok = True
+    print("Audio devices")
+
+    def inputs() -> str:
+        from assistant.live.microphone import find_input, input_devices
+
+        names = [name for _, name, _ in input_devices()]
+        _, chosen = find_input(config.get("live.input_device", ""))
+        return f"will use {chosen!r} (found: {', '.join(names)}); change with live.input_device"
+
+    def outputs() -> str:
+        from assistant.voice.playback import find_output
+
+        _, chosen, notes = find_output(config.get("voice.output_device", ""))
+        return f"will use {chosen!r}" + (f" ({'; '.join(notes)})" if notes else "") + \
+            "; change with voice.output_device"
+
+    ok &= _check("microphone", inputs)
+    ok &= _check("speaker", outputs)
+
+    print("Hearing")
+
+    def hearing() -> str:
+        from assistant.hearing import HearingSettings, choose
+
+        return choose(HearingSettings.from_config(config)).note
+
+    ok &= _check("recognizer", hearing)
+
+    print("Voices")
+
+    def voices() -> str:
+        from assistant.voice.synth import bundled_voice
+
+        return f"Piper voice {bundled_voice().name} (characters in config.yaml: virus, bsat1, narrator)"
+
+    ok &= _check("speech", voices)
+
+    print("Keypad")
+
+    def keypad() -> str:
+        source = config.get("keypad.source", "terminal")
+        if source == "evdev":
+            from assistant.live.keypad import EvdevKeypad
+
+            device = EvdevKeypad.find(config.get("keypad.device", "keypad"))
+            return f"evdev device {device.name!r}"
+        if source == "fifo":
+            return f"named pipe {config.get('keypad.fifo', '/tmp/omega-keypad')}"
+        if source == "none":
+            return "none: secret codes are spoken, attack shots are random"
+        return "keys typed in this terminal (a USB keypad types here too)"
+
+    ok &= _check("private presses", keypad)
+
+    print("Tools")
+    for tool, package in (("espeak-ng", "espeak-ng"), ("pactl", "pulseaudio-utils")):
+        found = shutil.which(tool)
+        print(f"  {'ok      ' if found else 'missing '} {tool}" +
+              ("" if found else f": sudo apt-get install {package} (only the tests need it)"))
+    for problem in config.problems:
+        print(f"  PROBLEM  config: {problem}")
+        ok = False
+    print("Everything needed is here." if ok else "Fix the problems above; ./start.sh installs what is missing.")
+    return 0 if ok else 1
