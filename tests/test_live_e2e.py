@@ -53,6 +53,7 @@ class MicFeeder:
     def __init__(self, fifo: Path) -> None:
         self.fifo = fifo
         self.clips: queue.Queue[Int16] = queue.Queue()
+        self.started: queue.Queue[float] = queue.Queue()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -66,10 +67,11 @@ class MicFeeder:
                 if len(pending) == 0:
                     try:
                         pending = self.clips.get_nowait()
+                        self.started.put(start + sent / RATE)  # when its first sample goes in
                     except queue.Empty:
                         pending = np.zeros(step, dtype=np.int16)
                 chunk, pending = pending[:step], pending[step:]
-                noise = np.random.default_rng(sent).normal(0, 30, len(chunk))  # a room is never silent
+                noise = np.random.default_rng(sent).normal(0, 8, len(chunk))  # a quiet room is never silent
                 out.write(np.clip(chunk + noise, -32768, 32767).astype("<i2").tobytes())
                 sent += len(chunk)
                 delay = start + sent / RATE - time.monotonic()
@@ -78,6 +80,13 @@ class MicFeeder:
 
     def say(self, clip: Int16) -> None:
         self.clips.put(np.concatenate([clip, np.zeros(RATE // 2, dtype=np.int16)]))
+
+    def say_at(self, clip: Int16) -> float:
+        """Speak ``clip``; returns the monotonic time its first sample went into the microphone."""
+        while not self.started.empty():
+            self.started.get_nowait()
+        self.say(clip)
+        return self.started.get(timeout=10)
 
 
 class Lines:

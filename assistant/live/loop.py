@@ -51,7 +51,7 @@ class LiveSettings:
     block_seconds: float = 0.1
     mute_tail_seconds: float = 0.4
     answer_early: bool = True
-    early_steady_blocks: int = 2
+    early_steady_blocks: int = 1
     retry_seconds: float = 2.0
     silent_mic_seconds: float = 3.0
 
@@ -79,6 +79,7 @@ class LiveLoop:
     _last_block_at: float = 0.0
     _dirty: bool = False
     _partial: str = ""
+    _complete: bool = False
     _steady: int = 0
 
     def _on_press(self, button: str) -> None:
@@ -168,19 +169,13 @@ class LiveLoop:
         self._dirty = True
         event = self.ear.feed(block.audio)
         if isinstance(event, Partial):
-            # Partial words can still change; act early only once they held still a moment.
-            same = event.text == self._partial
-            self._partial = event.text
-            self._steady = self._steady + 1 if same else 1
-            if event.complete and self.settings.answer_early and self._steady >= self.settings.early_steady_blocks:
-                command = self.ear.sentences.match(self.ear.sentences.words(event.text), self.ear.graph.intents)
-                if command is not None:
-                    self.ear.reset()
-                    self._dirty = False
-                    self._act(command, early=True)
-                    return True
-            return False
-        self._partial, self._steady = "", 0
+            # Partial words can still change: act early only once a whole command held still.
+            self._partial, self._complete, self._steady = event.text, event.complete, 0
+            return self._maybe_early()
+        if event is None:
+            self._steady += 1
+            return self._maybe_early()
+        self._partial, self._complete, self._steady = "", False, 0
         if isinstance(event, Transcript):
             self._dirty = False
             if event.command is not None:
@@ -195,6 +190,19 @@ class LiveLoop:
             if event.heard:
                 self.log(f"heard {event.heard!r}: {event.reason}; no action")
         return False
+
+    def _maybe_early(self) -> bool:
+        if not (self._complete and self.settings.answer_early and self._steady >= self.settings.early_steady_blocks):
+            return False
+        words = self.ear.sentences.words(self._partial)
+        command = self.ear.sentences.match(words, self.ear.graph.intents)
+        self._partial, self._complete, self._steady = "", False, 0
+        if command is None:
+            return False
+        self.ear.reset()
+        self._dirty = False
+        self._act(command, early=True)
+        return True
 
     def _act(self, command: Command, early: bool) -> None:
         if self.on_action is not None:
