@@ -29,10 +29,11 @@ def play(args: argparse.Namespace, config: Config) -> int:
 
         return run_live(args.game, args.seed, config, settings, folder, idle, args.resume, args.new)
     announcer: Announcer = PrintAnnouncer()
+    spoken = None
     if args.speak:
         from assistant.voice.announcer import SpokenAnnouncer
 
-        announcer = SpokenAnnouncer.from_config(config, echo=True, game=args.game, settings=settings)
+        announcer = spoken = SpokenAnnouncer.from_config(config, echo=True, game=args.game, settings=settings)
     unfinished = None if args.new else find_unfinished(folder, args.game)
     if args.resume and unfinished is None:
         print(f"No unfinished {args.game} game to resume; starting a new one.", file=sys.stderr)
@@ -49,4 +50,10 @@ def play(args: argparse.Namespace, config: Config) -> int:
     else:
         session = Session.new(args.game, args.seed, settings, announcer, folder, idle)
         session.start()
-    return textplay.run(session, sys.stdin, virtual=args.clock == "virtual")
+    if spoken is not None:
+        spoken.follow(session)  # BSat1 glitches more as the countdown runs out
+    try:
+        return textplay.run(session, sys.stdin, virtual=args.clock == "virtual")
+    finally:
+        if spoken is not None:
+            spoken.close()

@@ -29,7 +29,7 @@ from assistant.live.loop import LiveLoop, LiveSettings  # noqa: E402
 from assistant.live.microphone import Microphone  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.voice.announcer import SpokenAnnouncer  # noqa: E402
-from tests.audio_env import RATE, ensure_audio  # noqa: E402
+from tests.audio_env import RATE, private_mic  # noqa: E402
 from tests.test_live_e2e import MicFeeder, piper_clip  # noqa: E402
 
 
@@ -39,7 +39,11 @@ def percentile(values: list[float], q: float) -> float:
 
 def measure(trials: int, warm_up: int = 4) -> dict[bool, list[float]]:
     """One session and one speaker for both modes, alternating trial by trial (a fair pairing)."""
-    env = ensure_audio()
+    with private_mic("latency") as mic:
+        return _measure(mic, trials, warm_up)
+
+
+def _measure(mic: Path, trials: int, warm_up: int) -> dict[bool, list[float]]:
     config = Config.from_text("voice:\n  render_at_start: false\n")
     settings = omega_virus.settings_from_config(config)
     settings.update(hazard_chance=0.0, attack_shot="random")
@@ -53,7 +57,7 @@ def measure(trials: int, warm_up: int = 4) -> dict[bool, list[float]]:
     loop = LiveLoop(session, ear, Microphone(""), announcer.speaking, None, LiveSettings())
     stop = threading.Event()
     worker = threading.Thread(target=loop.run, args=(stop,), daemon=True)
-    feeder = MicFeeder(env.mic_fifo)
+    feeder = MicFeeder(mic)
     feeder.thread.start()
     worker.start()
     clips = [piper_clip(f"explore {room}") for room in ("one zero zero", "one two zero")]

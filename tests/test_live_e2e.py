@@ -24,7 +24,7 @@ from assistant.engine import Command
 from assistant.games.omega_virus.engine import CommandCenter, Phase, Settings
 from assistant.hearing.audio import to_16k_mono
 from assistant.voice.check import PhraseEar, spoken_words
-from tests.audio_env import RATE, Recorder, ensure_audio, private_sink
+from tests.audio_env import RATE, Recorder, ensure_audio, private_mic, private_sink
 
 pytestmark = pytest.mark.audio
 
@@ -135,7 +135,7 @@ def find_seed() -> tuple[int, list[str]]:
 
 
 def test_a_short_game_hands_free(tmp_path: Path) -> None:
-    env = ensure_audio()
+    ensure_audio()
     seed, shields = find_seed()
     keypad = tmp_path / "keypad"
     config = tmp_path / "config.yaml"
@@ -154,8 +154,8 @@ games:
         "skill zero", "explore one zero zero", "shields " + " and ".join(shields), "repeat",
         "I think we should order pizza after this game, the pepperoni one"]}
     errors = (tmp_path / "stderr.txt").open("w")
-    with private_sink("e2e") as sink:
-        feeder = MicFeeder(env.mic_fifo)
+    with private_sink("e2e") as sink, private_mic("e2e") as mic:
+        feeder = MicFeeder(mic)
         feeder.thread.start()
         with Recorder(f"{sink}.monitor") as recorder:
             proc = subprocess.Popen(

@@ -83,6 +83,7 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
         session.resumed()
     else:
         session.start()
+    announcer.follow(session)  # BSat1 glitches more as the countdown runs out
     loop = LiveLoop(session, ear, mic, announcer.speaking, keypad, loop_settings)
     try:
         loop.run()

@@ -1,0 +1,76 @@
+"""``assistant say "text" --voice virus|bsat1|narrator [-o out.wav]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from assistant.config import Config
+from assistant.engine import Say
+from assistant.voice.announcer import SpokenAnnouncer
+from assistant.voice.cache import write_wav
+from assistant.voice.effects import to_int16
+from assistant.voice.playback import MemorySink
+from assistant.voice.synth import VoiceMissing
+from assistant.voice.voices import Voices
+
+
+def say_main(args: argparse.Namespace, config: Config) -> int:
+    text = str(args.text).strip()
+    name = str(args.voice or "virus").strip().lower()
+    if not text:
+        print("Nothing to say: give the words in quotes, e.g. assistant say \"Code zero one.\"",
+              file=sys.stderr)
+        return 2
+    output = getattr(args, "output", None)
+    if output:
+        return _write(text, name, Path(output), config)
+    announcer = SpokenAnnouncer.from_config(config, echo=False)
+    try:
+        if announcer.voices is None:
+            return 1
+        if name not in announcer.voices.specs:
+            return _unknown(name, announcer.voices)
+        if announcer.sink is None:
+            print("No sound output (see above); write a file instead with -o out.wav", file=sys.stderr)
+            return 1
+        announcer.announce([Say(name.upper(), text)])
+    finally:
+        announcer.close()
+    return 0
+
+
+def _write(text: str, name: str, path: Path, config: Config) -> int:
+    already = len(config.problems)
+    try:
+        voices = Voices.from_config(config, load="lazy")
+    except VoiceMissing as error:
+        print(f"voice: {error}", file=sys.stderr)
+        return 1
+    finally:
+        for problem in config.problems[already:]:
+            print(f"config: {problem}", file=sys.stderr)
+        del config.problems[already:]
+    if name not in voices.specs:
+        return _unknown(name, voices)
+    sink = MemorySink(voices.sounds.rate)
+    announcer = SpokenAnnouncer(voices, sink, echo=False)
+    announcer.announce([Say(name.upper(), text)])
+    audio = sink.audio()
+    try:
+        write_wav(path, to_int16(audio), sink.rate)
+    except OSError as error:
+        print(f"Cannot write {path}: {error}", file=sys.stderr)
+        return 1
+    seconds = len(audio) / sink.rate if len(audio) else 0.0
+    peak = float(np.max(np.abs(audio))) if len(audio) else 0.0
+    print(f"Wrote {path}: {seconds:.1f} s at {sink.rate} Hz, {name} voice (peak {peak:.2f}).")
+    return 0
+
+
+def _unknown(name: str, voices: Voices) -> int:
+    print(f"No voice called {name!r}; choose one of: {', '.join(voices.specs)}.", file=sys.stderr)
+    return 2

@@ -1,0 +1,528 @@
+"""Effect chains that turn one Piper voice into distinct characters (numpy only).
+
+Audio is mono float32 in [-1, 1]. Every effect is a small frozen dataclass with
+``apply(audio, rate)``; a chain is a tuple of them, built from config data
+(``[{type: pitch, semitones: -4}, ...]``) by ``parse_chain``. Chains are deterministic, so
+their output can be cached; ``Glitch`` is the one live effect (it depends on how urgent
+the game is and on chance) and is applied at playback, after the cache.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+Audio = npt.NDArray[np.float32]
+
+
+def as_audio(samples: npt.ArrayLike) -> Audio:
+    return np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
+
+
+# --------------------------------------------------------------------------- building blocks
+
+
+def _smooth(n: int) -> bool:
+    """Whether ``n`` has only small prime factors (fast FFT sizes)."""
+    for p in (2, 3, 5, 7, 11):
+        while n % p == 0:
+            n //= p
+    return n == 1
+
+
+def _fft_sizes(n: int, n_out: int) -> tuple[int, int]:
+    """Padded input and output sizes >= n + padding, both fast, in (nearly) the ratio n_out / n."""
+    ratio = n_out / n
+    start = n + min(n, 2048)
+    for size in range(start, start + 4096):
+        out = int(round(size * ratio))
+        if _smooth(size) and _smooth(out):
+            return size, out
+    return start, int(round(start * ratio))
+
+
+def resample(audio: Audio, n_out: int) -> Audio:
+    """Band-limited resampling to ``n_out`` samples (FFT; zero padding keeps the ends clean)."""
+    n = len(audio)
+    if n_out == n or n == 0:
+        return as_audio(audio)
+    if n_out <= 0:
+        return np.zeros(0, np.float32)
+    size_in, size_out = _fft_sizes(n, n_out)
+    spectrum = np.fft.rfft(audio.astype(np.float64), size_in)
+    bins = size_out // 2 + 1
+    if bins <= len(spectrum):
+        new = spectrum[:bins].copy()
+    else:
+        new = np.zeros(bins, np.complex128)
+        new[: len(spectrum)] = spectrum
+    out = np.fft.irfft(new, size_out) * (size_out / size_in)
+    return as_audio(out[:n_out])
+
+
+def resample_rate(audio: Audio, rate_in: int, rate_out: int) -> Audio:
+    if rate_in == rate_out:
+        return as_audio(audio)
+    return resample(audio, int(round(len(audio) * rate_out / rate_in)))
+
+
+def _frames(audio: Audio, size: int, hop: int) -> tuple[npt.NDArray[np.float64], int]:
+    """Hann-windowed frames covering ``audio`` (padded by half a frame at both ends)."""
+    half = size // 2
+    count = max(1, int(math.ceil((len(audio) + 2 * half - size) / hop)) + 1)
+    total = (count - 1) * hop + size
+    padded = np.zeros(total, np.float64)
+    padded[half: half + len(audio)] = audio
+    windows = np.lib.stride_tricks.sliding_window_view(padded, size)[::hop][:count]
+    return windows * np.hanning(size), half
+
+
+def _overlap_add(frames: npt.NDArray[np.float64], hop: int, start: int, length: int) -> Audio:
+    """Windowed overlap-add of frames ``hop`` apart; the audio begins at output sample ``start``."""
+    count, size = frames.shape
+    window = np.hanning(size)
+    out = np.zeros((count - 1) * hop + size, np.float64)
+    norm = np.zeros_like(out)
+    windowed = frames * window
+    square = window * window
+    for i in range(count):
+        out[i * hop: i * hop + size] += windowed[i]
+        norm[i * hop: i * hop + size] += square
+    out /= np.maximum(norm, 1e-3 * norm.max())
+    result = out[start: start + length]
+    if len(result) < length:
+        result = np.concatenate([result, np.zeros(length - len(result))])
+    return as_audio(result)
+
+
+def _envelope(log_magnitude: npt.NDArray[np.float64], keep: int) -> npt.NDArray[np.float64]:
+    """Smooth spectral envelope by cepstral liftering (the formants, without the harmonics)."""
+    cepstrum = np.fft.irfft(log_magnitude, axis=1)
+    cepstrum[:, keep:-keep] = 0
+    return np.asarray(np.fft.rfft(cepstrum, axis=1).real)
+
+
+def pitch_shift(audio: Audio, semitones: float, keep_formants: bool = True, size: int = 1024,
+                hop: int = 256) -> Audio:
+    """Pitch moved by ``semitones``, same duration (phase vocoder, resampling folded into synthesis).
+
+    Each frame's phases advance as if the sound were time-stretched by the pitch factor ``f``;
+    the frame is then inverse-transformed at ``size / f`` samples, which resamples it, and
+    overlap-added at the analysis hop. With ``keep_formants`` every frame is also given the
+    spectral envelope of the original, so the voice gets deeper without getting bigger.
+    """
+    if semitones == 0 or len(audio) == 0:
+        return as_audio(audio)
+    out_size = int(round(size / 2.0 ** (semitones / 12)))
+    factor = size / out_size
+    frames, half = _frames(audio, size, hop)
+    spectra = np.fft.rfft(frames, axis=1)
+    bins = spectra.shape[1]
+    omega = 2 * np.pi * hop * np.arange(bins) / size
+    angles = np.angle(spectra)
+    delta = np.diff(angles, axis=0) - omega
+    delta = delta - 2 * np.pi * np.round(delta / (2 * np.pi)) + omega
+    phase = angles[0] + np.vstack([np.zeros((1, bins)), np.cumsum(factor * delta, axis=0)])
+    magnitude = np.abs(spectra)
+    if keep_formants:
+        envelope = _envelope(np.log(magnitude + 1e-6), max(8, int(size * 0.03)))
+        source = np.arange(bins) * factor
+        inside = source <= bins - 1
+        left = np.minimum(source.astype(int), bins - 2)
+        frac = source - left
+        target = np.where(inside, (1 - frac) * envelope[:, left] + frac * envelope[:, left + 1],
+                          envelope[:, -1:] - 6.0)
+        magnitude = magnitude * np.exp(np.clip(target - envelope, -6, 6))
+    out_bins = out_size // 2 + 1
+    shifted = np.zeros((len(spectra), out_bins), np.complex128)
+    keep = min(bins, out_bins)
+    shifted[:, :keep] = (magnitude * np.exp(1j * phase))[:, :keep]
+    out_frames = np.fft.irfft(shifted, out_size, axis=1) * (out_size / size)
+    return _overlap_add(out_frames, hop, out_size // 2, len(audio))
+
+
+# --------------------------------------------------------------------------- effects
+
+
+@dataclass(frozen=True)
+class Speed:
+    """Tape-speed change: pitch, formants and length move together (-4 = lower, bigger, slower)."""
+
+    type: ClassVar[str] = "speed"
+    semitones: float = 0.0
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        factor = 2.0 ** (self.semitones / 12)
+        return resample(audio, int(round(len(audio) / factor)))
+
+
+@dataclass(frozen=True)
+class Pitch:
+    """Moves the voice's pitch by ``semitones``, same length; formants stay put unless ``formants``."""
+
+    type: ClassVar[str] = "pitch"
+    semitones: float = 0.0
+    formants: bool = False
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        return pitch_shift(audio, self.semitones, keep_formants=not self.formants)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """Mixes in a copy shifted by ``semitones`` with the same timing (-12 = a sub-octave growl).
+
+    ``ring`` (Hz, 0 = off) ring-modulates only the copy: the voice on top stays clean and
+    the growl underneath turns mechanical.
+    """
+
+    type: ClassVar[str] = "layer"
+    semitones: float = -12.0
+    mix: float = 0.4
+    ring: float = 0.0
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        copy = pitch_shift(audio, self.semitones, keep_formants=False)
+        if self.ring > 0:
+            copy = Ring(self.ring, 1.0).apply(copy, rate)
+        return as_audio(audio + self.mix * copy)
+
+
+@dataclass(frozen=True)
+class Robot:
+    """Phase-zeroing robotization: a monotone buzz at ``pitch_hz`` carrying the words."""
+
+    type: ClassVar[str] = "robot"
+    pitch_hz: float = 140.0
+    mix: float = 1.0
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        if len(audio) == 0:
+            return as_audio(audio)
+        hop = max(16, int(round(rate / self.pitch_hz)))
+        size = 1 << int(math.ceil(math.log2(max(4 * hop, int(rate * 0.04)))))
+        frames, half = _frames(audio, size, hop)
+        magnitude = np.abs(np.fft.rfft(frames, axis=1))
+        pulses = np.fft.fftshift(np.fft.irfft(magnitude, size, axis=1), axes=1)
+        robot = _overlap_add(pulses, hop, half, len(audio))
+        robot *= _rms(audio) / max(_rms(robot), 1e-9)
+        return as_audio((1 - self.mix) * audio + self.mix * robot)
+
+
+@dataclass(frozen=True)
+class Ring:
+    """Ring modulation by a sine: 30-50 Hz gives the classic sinister machine."""
+
+    type: ClassVar[str] = "ring"
+    frequency: float = 30.0
+    mix: float = 0.5
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        t = np.arange(len(audio)) / rate
+        carrier = np.sin(2 * np.pi * self.frequency * t)
+        return as_audio(audio * ((1 - self.mix) + self.mix * carrier))
+
+
+@dataclass(frozen=True)
+class Crush:
+    """Bit-crush to ``bits`` and sample-and-hold every ``hold`` samples: a cheap 1990s sampler.
+
+    Quantization is mu-law (``linear: false``), as in 8-bit telephone audio: the grain is
+    there, but quiet syllables keep enough levels to stay words. ``linear: true`` crushes
+    harder.
+    """
+
+    type: ClassVar[str] = "crush"
+    bits: int = 8
+    hold: int = 1
+    linear: bool = False
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        out = audio
+        if self.hold > 1:
+            out = np.repeat(audio[:: self.hold], self.hold)[: len(audio)]
+        if self.bits < 16 and len(out):
+            levels = 2 ** (self.bits - 1)
+            peak = max(float(np.max(np.abs(out))), 1e-9)
+            x = out / peak
+            if self.linear:
+                x = np.round(x * levels) / levels
+            else:
+                mu = 255.0
+                y = np.sign(x) * np.log1p(mu * np.abs(x)) / np.log1p(mu)
+                y = np.round(y * levels) / levels
+                x = np.sign(y) * np.expm1(np.abs(y) * np.log1p(mu)) / mu
+            out = x * peak
+        return as_audio(out)
+
+
+@dataclass(frozen=True)
+class Band:
+    """Keeps ``low``-``high`` Hz (soft edges): thin radio or telephone sound."""
+
+    type: ClassVar[str] = "band"
+    low: float = 300.0
+    high: float = 4000.0
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        if len(audio) == 0:
+            return as_audio(audio)
+        n = len(audio)
+        spectrum = np.fft.rfft(audio.astype(np.float64), 2 * n)
+        freqs: npt.NDArray[np.float64] = np.fft.rfftfreq(2 * n, 1 / rate).astype(np.float64)
+        gain: npt.NDArray[np.float64] = np.ones_like(freqs)
+        if self.low > 0:
+            gain *= _soft_step(freqs, self.low / 1.25, self.low)
+        if self.high < rate / 2:
+            gain *= 1 - _soft_step(freqs, self.high, self.high * 1.25)
+        return as_audio(np.fft.irfft(spectrum * gain, 2 * n)[:n])
+
+
+def _soft_step(x: npt.NDArray[np.float64], start: float, end: float) -> npt.NDArray[np.float64]:
+    t = np.clip((x - start) / max(end - start, 1e-9), 0, 1)
+    return np.asarray(0.5 - 0.5 * np.cos(np.pi * t))
+
+
+@dataclass(frozen=True)
+class Echo:
+    """Repeats after ``delay`` seconds, each ``feedback`` times quieter; adds a tail."""
+
+    type: ClassVar[str] = "echo"
+    delay: float = 0.12
+    feedback: float = 0.35
+    mix: float = 0.4
+    repeats: int = 4
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        step = max(1, int(round(self.delay * rate)))
+        out = np.zeros(len(audio) + step * self.repeats, np.float32)
+        out[: len(audio)] += audio
+        for i in range(1, self.repeats + 1):
+            out[i * step: i * step + len(audio)] += self.mix * self.feedback ** (i - 1) * audio
+        return out
+
+
+@dataclass(frozen=True)
+class Drive:
+    """Soft saturation (tanh): grit without clipping."""
+
+    type: ClassVar[str] = "drive"
+    amount: float = 2.0
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        if self.amount <= 0:
+            return as_audio(audio)
+        peak = max(float(np.max(np.abs(audio))) if len(audio) else 0.0, 1e-9)
+        return as_audio(np.tanh(self.amount * audio / peak) / math.tanh(self.amount) * peak)
+
+
+@dataclass(frozen=True)
+class Compress:
+    """Evens out loudness: parts above ``threshold`` dB (re the peak) are turned down by ``ratio``.
+
+    After the chain's final levelling this lifts quiet syllables (the last word of a sentence,
+    which Piper lets fall away) for a noisy table.
+    """
+
+    type: ClassVar[str] = "compress"
+    threshold: float = -24.0
+    ratio: float = 3.0
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        hop = max(1, rate // 100)
+        count = len(audio) // hop
+        if count < 3:
+            return as_audio(audio)
+        frames = audio[: count * hop].reshape(count, hop).astype(np.float64)
+        level = np.sqrt(np.mean(frames * frames, axis=1))
+        level = np.convolve(level, np.ones(3) / 3, mode="same")
+        peak = max(float(level.max()), 1e-9)
+        level_db = 20 * np.log10(np.maximum(level, 1e-9) / peak)
+        over = np.maximum(level_db - self.threshold, 0.0)
+        gain_db = -over * (1 - 1 / self.ratio)
+        centres = (np.arange(count) + 0.5) * hop
+        gain = 10 ** (np.interp(np.arange(len(audio)), centres, gain_db) / 20)
+        return as_audio(audio * gain)
+
+
+@dataclass(frozen=True)
+class Tremolo:
+    """Amplitude wobble at ``frequency`` Hz."""
+
+    type: ClassVar[str] = "tremolo"
+    frequency: float = 8.0
+    depth: float = 0.3
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        t = np.arange(len(audio)) / rate
+        return as_audio(audio * (1 - self.depth * (0.5 + 0.5 * np.sin(2 * np.pi * self.frequency * t))))
+
+
+@dataclass(frozen=True)
+class Glitch:
+    """Live failures: stutters (a short grain repeated, nothing removed) and digital bursts.
+
+    ``rate`` events per second of speech when calm, rising to ``urgent_rate`` as urgency
+    goes from 0 to 1 (for BSat1: time running out). Applied at playback, never cached.
+    """
+
+    type: ClassVar[str] = "glitch"
+    rate: float = 0.2
+    urgent_rate: float = 1.5
+    grain: float = 0.05
+    repeats: int = 2
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        return self.apply_live(audio, rate, 0.0, random.Random(0))
+
+    def apply_live(self, audio: Audio, rate: int, urgency: float, rng: random.Random) -> Audio:
+        urgency = min(max(urgency, 0.0), 1.0)
+        per_second = self.rate + (self.urgent_rate - self.rate) * urgency
+        expected = per_second * len(audio) / rate
+        count = int(expected) + (1 if rng.random() < expected - int(expected) else 0)
+        grain = max(1, int(self.grain * rate))
+        if count == 0 or len(audio) < 4 * grain:
+            return as_audio(audio)
+        loud = np.flatnonzero(_frame_rms(audio, grain) > 0.3 * _rms(audio))
+        if len(loud) == 0:
+            return as_audio(audio)
+        starts = sorted(int(rng.choice(loud.tolist())) * grain for _ in range(count))
+        pieces: list[Audio] = []
+        last = 0
+        for start in starts:
+            end = min(start + grain, len(audio))
+            if start < last:
+                continue
+            pieces.append(audio[last:end])
+            piece = audio[start:end]
+            for _ in range(self.repeats):
+                if rng.random() < 0.5:
+                    piece = Crush(bits=4).apply(piece, rate)
+                pieces.append(piece * np.float32(rng.uniform(0.6, 1.0)))
+            last = end
+        pieces.append(audio[last:])
+        return as_audio(np.concatenate(pieces))
+
+
+def _rms(audio: npt.NDArray[Any]) -> float:
+    return float(np.sqrt(np.mean(np.square(audio, dtype=np.float64)))) if len(audio) else 0.0
+
+
+def _frame_rms(audio: Audio, size: int) -> npt.NDArray[np.float64]:
+    count = len(audio) // size
+    frames = audio[: count * size].reshape(count, size).astype(np.float64)
+    return np.asarray(np.sqrt(np.mean(frames * frames, axis=1)))
+
+
+Effect = Speed | Pitch | Layer | Robot | Ring | Crush | Band | Echo | Drive | Compress | Tremolo | Glitch
+EFFECTS: dict[str, type[Any]] = {
+    cls.type: cls for cls in (Speed, Pitch, Layer, Robot, Ring, Crush, Band, Echo, Drive, Compress, Tremolo, Glitch)
+}
+#: Limits per parameter: (minimum, maximum). Everything else is rejected by ``parse_effect``.
+LIMITS: dict[str, tuple[float, float]] = {
+    "semitones": (-24, 24), "mix": (0, 1), "pitch_hz": (40, 400), "frequency": (0.1, 2000),
+    "bits": (2, 16), "hold": (1, 16), "low": (0, 20000), "high": (100, 24000), "delay": (0.01, 2),
+    "feedback": (0, 0.95), "repeats": (1, 8), "amount": (0, 20), "depth": (0, 1), "rate": (0, 20),
+    "urgent_rate": (0, 20), "grain": (0.01, 0.3), "threshold": (-60, 0), "ratio": (1, 20), "ring": (0, 2000),
+}
+
+
+def parse_effect(spec: Any) -> tuple[Effect | None, list[str]]:
+    """One effect from ``{type: ..., param: value}``; unusable parts are named in the problems."""
+    if not isinstance(spec, Mapping) or "type" not in spec:
+        return None, ["each effect must be a group like {type: echo, delay: 0.1}"]
+    name = str(spec["type"]).lower()
+    cls = EFFECTS.get(name)
+    if cls is None:
+        return None, [f"unknown effect type {spec['type']!r}; known: {', '.join(EFFECTS)}"]
+    problems: list[str] = []
+    kwargs: dict[str, Any] = {}
+    known = {f.name: f for f in fields(cls)}
+    for key, value in spec.items():
+        if key == "type":
+            continue
+        if key not in known:
+            problems.append(f"{name}: unknown setting {key!r} (known: {', '.join(known) or 'none'})")
+            continue
+        default = known[key].default
+        if isinstance(default, bool):
+            if isinstance(value, bool):
+                kwargs[key] = value
+            else:
+                problems.append(f"{name}.{key} = {value!r} must be true or false; using {default}")
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            problems.append(f"{name}.{key} = {value!r} must be a number; using {default}")
+            continue
+        if isinstance(default, int) and not float(value).is_integer():
+            problems.append(f"{name}.{key} = {value!r} must be a whole number; using {default}")
+            continue
+        lo, hi = LIMITS.get(key, (-math.inf, math.inf))
+        if not lo <= value <= hi:
+            problems.append(f"{name}.{key} = {value!r} must be between {lo:g} and {hi:g}; using {default}")
+            continue
+        kwargs[key] = int(value) if isinstance(default, int) else float(value)
+    return cls(**kwargs), problems
+
+
+def parse_chain(specs: Sequence[Any]) -> tuple[tuple[Effect, ...], list[tuple[int, str]]]:
+    """A chain from config data; problems come with the index of their effect."""
+    chain: list[Effect] = []
+    problems: list[tuple[int, str]] = []
+    for index, spec in enumerate(specs):
+        effect, found = parse_effect(spec)
+        problems.extend((index, p) for p in found)
+        if effect is not None:
+            chain.append(effect)
+    return tuple(chain), problems
+
+
+def describe(chain: Sequence[Effect]) -> list[dict[str, Any]]:
+    """The chain as data (for cache keys and ``doctor``)."""
+    return [{"type": e.type, **asdict(e)} for e in chain]
+
+
+def fixed_part(chain: Sequence[Effect]) -> tuple[Effect, ...]:
+    return tuple(e for e in chain if not isinstance(e, Glitch))
+
+
+def glitch_of(chain: Sequence[Effect]) -> Glitch | None:
+    return next((e for e in chain if isinstance(e, Glitch)), None)
+
+
+def run_chain(audio: Audio, rate: int, chain: Sequence[Effect], level: float = 1.0) -> Audio:
+    """Apply the cacheable effects in order, then bring the result to a common loudness."""
+    out = as_audio(audio)
+    for effect in fixed_part(chain):
+        out = effect.apply(out, rate)
+    return normalize(out, level)
+
+
+def normalize(audio: Audio, level: float = 1.0, target_rms: float = 0.12) -> Audio:
+    """Same loudness for every character (RMS of the speech), peaks kept below full scale."""
+    if len(audio) == 0:
+        return as_audio(audio)
+    frame = 512
+    rms = _frame_rms(audio, frame) if len(audio) >= frame else np.array([_rms(audio)])
+    speech = rms[rms > 0.1 * rms.max()] if rms.max() > 0 else rms
+    loudness = float(np.sqrt(np.mean(speech * speech))) if len(speech) else 0.0
+    peak = float(np.max(np.abs(audio)))
+    if loudness < 1e-6 or peak < 1e-6:
+        return as_audio(audio)
+    gain = min(target_rms * level / loudness, 0.95 / peak)
+    return as_audio(audio * gain)
+
+
+def to_int16(audio: Audio) -> npt.NDArray[np.int16]:
+    return np.asarray(np.clip(np.round(audio * 32767), -32768, 32767), dtype=np.int16)
+
+
+def from_int16(samples: npt.NDArray[np.int16]) -> Audio:
+    return as_audio(samples.astype(np.float32) / 32768)
+

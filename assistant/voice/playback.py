@@ -1,0 +1,189 @@
+"""Where speech goes: a sounddevice output stream, or memory (for ``say -o`` and tests).
+
+The device is chosen by a substring of its name (card numbers differ between a Pi 4 and a
+Pi 5). When it refuses the voice's sample rate, the stream opens at a rate it takes and the
+audio is resampled. The first stream a process opens on PulseAudio can take a second to
+start, so ``DeviceSink.open`` writes a moment of silence right away, at start-up.
+"""
+
+from __future__ import annotations
+
+import atexit
+import time
+from typing import Any, Protocol
+
+import numpy as np
+
+from assistant.voice.effects import Audio, as_audio, resample_rate
+
+
+class AudioUnavailable(RuntimeError):
+    """No usable output device (the message says what to do)."""
+
+
+class AudioSink(Protocol):
+    rate: int
+
+    def begin(self) -> None:
+        """Ready to play an utterance."""
+        ...
+
+    def write(self, audio: Audio, rate: int) -> None:
+        """Queue audio; may block while the device plays earlier audio."""
+        ...
+
+    def end(self) -> None:
+        """Returns when everything written has been heard."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class MemorySink:
+    """Keeps what would have been played (one list of arrays per utterance)."""
+
+    def __init__(self, rate: int = 22050) -> None:
+        self.rate = rate
+        self.utterances: list[list[Audio]] = []
+        self._open = False
+
+    def begin(self) -> None:
+        self.utterances.append([])
+        self._open = True
+
+    def write(self, audio: Audio, rate: int) -> None:
+        if not self._open:
+            self.begin()
+        self.utterances[-1].append(resample_rate(audio, rate, self.rate))
+
+    def end(self) -> None:
+        self._open = False
+
+    def close(self) -> None:
+        pass
+
+    def audio(self) -> Audio:
+        parts = [a for u in self.utterances for a in u]
+        return as_audio(np.concatenate(parts)) if parts else np.zeros(0, np.float32)
+
+
+def output_devices() -> list[dict[str, Any]]:
+    sd = import_sounddevice()
+    return [dict(d) for d in sd.query_devices() if d["max_output_channels"] > 0]
+
+
+def import_sounddevice() -> Any:
+    try:
+        import sounddevice
+    except OSError as error:  # the PortAudio library itself is missing
+        raise AudioUnavailable(f"no audio output: {error}. Install PortAudio "
+                               "(Debian/Raspberry Pi OS: sudo apt install libportaudio2).") from error
+    return sounddevice
+
+
+def find_output(query: str) -> tuple[int | None, str, list[str]]:
+    """(device index or None for the default, its name, problems) for a name substring."""
+    sd = import_sounddevice()
+    try:
+        devices = list(sd.query_devices())
+    except Exception as error:
+        raise AudioUnavailable(f"cannot list audio devices: {error}") from error
+    outputs = [(i, str(d["name"])) for i, d in enumerate(devices) if d["max_output_channels"] > 0]
+    if not outputs:
+        raise AudioUnavailable("no audio output device found. Plug in a speaker (or start PulseAudio) "
+                               "and check `aplay -l`.")
+    if query:
+        for index, name in outputs:
+            if query.lower() in name.lower():
+                return index, name, []
+        names = ", ".join(repr(n) for _, n in outputs)
+        problem = (f"no output device matches voice.output_device = {query!r}; using the default. "
+                   f"Devices: {names}.")
+        return None, _default_name(sd, outputs), [problem]
+    return None, _default_name(sd, outputs), []
+
+
+def _default_name(sd: Any, outputs: list[tuple[int, str]]) -> str:
+    try:
+        return str(sd.query_devices(kind="output")["name"])
+    except Exception:
+        return outputs[0][1]
+
+
+class DeviceSink:
+    """A sounddevice output stream kept open; each utterance starts and drains it."""
+
+    def __init__(self, stream: Any, rate: int, channels: int, device_name: str) -> None:
+        self.stream = stream
+        self.rate = rate
+        self.channels = channels
+        self.device_name = device_name
+        self.first_write_at: float | None = None
+        self.closed = False
+        # an output stream still open when Python exits aborts the process (PortAudio's thread)
+        atexit.register(self.close)
+
+    @classmethod
+    def open(cls, query: str, preferred_rate: int, problems: list[str] | None = None) -> DeviceSink:
+        sd = import_sounddevice()
+        device, name, found = find_output(query)
+        if problems is not None:
+            problems.extend(found)
+        try:
+            info = sd.query_devices(device, kind="output") if device is not None else \
+                sd.query_devices(kind="output")
+            default_rate = int(info["default_samplerate"])
+        except Exception:
+            default_rate = 48000
+        tried: list[str] = []
+        for rate in dict.fromkeys([preferred_rate, default_rate, 48000, 44100]):
+            for channels in (1, 2):
+                try:
+                    sd.check_output_settings(device=device, samplerate=rate, channels=channels,
+                                             dtype="float32")
+                    stream = sd.OutputStream(device=device, samplerate=rate, channels=channels,
+                                             dtype="float32")
+                except Exception as error:
+                    tried.append(f"{rate} Hz x{channels}: {error}")
+                    continue
+                sink = cls(stream, rate, channels, name)
+                sink.warm_up()
+                return sink
+        raise AudioUnavailable(f"the output device {name!r} refused every format: {'; '.join(tried)}")
+
+    def warm_up(self) -> None:
+        self.begin()
+        self.write(np.zeros(int(0.05 * self.rate), np.float32), self.rate)
+        self.end()
+
+    def begin(self) -> None:
+        self.first_write_at = None
+        if not self.stream.active:
+            self.stream.start()
+
+    def write(self, audio: Audio, rate: int) -> None:
+        data = resample_rate(audio, rate, self.rate)
+        frames = data.reshape(-1, 1)
+        if self.channels > 1:
+            frames = np.repeat(frames, self.channels, axis=1)
+        if self.first_write_at is None:
+            self.first_write_at = time.monotonic()
+        self.stream.write(np.ascontiguousarray(frames, dtype=np.float32))
+
+    def end(self) -> None:
+        if self.stream.active:
+            self.stream.stop()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        atexit.unregister(self.close)
+        try:
+            self.stream.close()
+        except Exception:  # closing a stream whose device vanished: nothing left to do
+            pass
+
+    @property
+    def latency(self) -> float:
+        return float(self.stream.latency)

@@ -1,0 +1,62 @@
+"""Rendering every fixed phrase of every game once, so no answer waits for synthesis."""
+
+from __future__ import annotations
+
+import importlib
+import time
+from typing import Any
+
+from assistant.config import Config
+from assistant.engine import Say
+from assistant.games import GAMES, available
+from assistant.voice.voices import Voices
+
+
+def session_phrases(speaker: str) -> list[Say]:
+    """What the session driver itself says, if it lists its fixed phrases (SESSION_PHRASES)."""
+    from assistant import session
+
+    return [Say(speaker, text) for text in getattr(session, "SESSION_PHRASES", ())]
+
+
+def game_phrases(game: str, config: Config, settings: dict[str, Any] | None = None) -> list[Say]:
+    """The fixed phrases of one game (by command-line name), plus the driver's own."""
+    module = importlib.import_module(GAMES[game])
+    if settings is None:
+        settings = module.settings_from_config(config)
+    phrases = list(module.fixed_phrases(settings))
+    speakers = [p.speaker for p in phrases]
+    first = speakers[0] if speakers else "NARRATOR"
+    try:
+        first = module.create(0, settings).speakers[0]
+    except Exception:  # the speaker of the first phrase is a fine stand-in
+        pass
+    return phrases + session_phrases(first)
+
+
+def prepare_voice_cache(config: Config, games: list[str] | None = None) -> str:
+    """Render each game's fixed phrases for its characters; a one-line summary."""
+    start = time.monotonic()
+    voices = Voices.from_config(config, load="lazy")
+    rendered = cached = 0
+    done: list[str] = []
+    skipped: list[str] = []
+    for game in games if games is not None else available():
+        try:
+            phrases = game_phrases(game, config)
+        except Exception as error:  # one broken game must not stop the others
+            skipped.append(f"{game} ({error})")
+            continue
+        made, had = voices.prepare(phrases)
+        rendered += made
+        cached += had
+        done.append(game)
+    seconds = time.monotonic() - start
+    summary = (f"Voices ready: {rendered + cached} sentences for {', '.join(done) or 'no game'} "
+               f"({rendered} rendered now, {cached} already cached) in {seconds:.1f} s; "
+               f"cache {voices.settings.cache_dir}.")
+    if skipped:
+        summary += f" Skipped: {'; '.join(skipped)}."
+    if voices.cache.write_problem:
+        summary += f" Warning: {voices.cache.write_problem}."
+    return summary

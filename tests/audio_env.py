@@ -1,0 +1,266 @@
+"""Real audio devices without hardware: PulseAudio with a null sink and a pipe-source microphone.
+
+    ensure_audio()            start PulseAudio if needed; sink "speaker", source "mic" (idempotent)
+    private_sink()            a fresh null sink of one's own, made the process's output while in use
+    private_mic()             a fresh pipe-source microphone of one's own, the process's input meanwhile
+    Recorder(monitor)         record what a sink plays (parec), as 16 kHz mono int16
+    feed_mic(env, samples)    speak into the virtual microphone
+
+Safe to call from several test modules and several processes at once (a file lock guards
+the start). From a shell or .ci/run: ``python tests/audio_env.py`` starts it and prints the
+devices; it exits non-zero with the reason when PulseAudio cannot be started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import itertools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+SINK = "speaker"
+MIC = "mic"
+RATE = 16000
+START_COMMAND = [
+    "pulseaudio", "--daemonize=yes", "--exit-idle-time=-1", "-n",
+    "--load=module-native-protocol-unix", f"--load=module-null-sink sink_name={SINK}",
+    "--load=module-always-sink",
+]
+
+
+class AudioEnvError(RuntimeError):
+    """PulseAudio (or its tools) cannot be started; the message says what is missing."""
+
+
+@dataclass(frozen=True)
+class AudioEnv:
+    sink: str
+    monitor: str
+    mic: str
+    mic_fifo: Path
+
+
+def runtime_dir() -> Path:
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    path = Path(base) if base else Path(f"/tmp/omega-audio-{os.getuid()}")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _pactl(*args: str, check: bool = True) -> str:
+    done = subprocess.run(["pactl", *args], capture_output=True, text=True, timeout=10)
+    if check and done.returncode != 0:
+        raise AudioEnvError(f"pactl {' '.join(args)} failed: {done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout
+
+
+def server_running() -> bool:
+    if shutil.which("pactl") is None:
+        return False
+    try:
+        return subprocess.run(["pactl", "info"], capture_output=True, timeout=5).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def _names(kind: str) -> list[str]:
+    return [line.split("\t")[1] for line in _pactl("list", "short", kind).splitlines() if "\t" in line]
+
+
+@contextlib.contextmanager
+def _lock() -> Iterator[None]:
+    with open(f"/tmp/omega-audio-{os.getuid()}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def ensure_audio() -> AudioEnv:
+    """PulseAudio running with the "speaker" null sink and the "mic" pipe source as defaults."""
+    for tool in ("pulseaudio", "pactl", "parec"):
+        if shutil.which(tool) is None:
+            raise AudioEnvError(f"{tool} is not installed. Install the Debian packages pulseaudio "
+                                "pulseaudio-utils libasound2-plugins libportaudio2.")
+    fifo = runtime_dir() / f"{MIC}.fifo"
+    with _lock():
+        if not server_running():
+            started = subprocess.run(START_COMMAND, capture_output=True, text=True, timeout=20)
+            deadline = time.monotonic() + 10
+            while not server_running():
+                if time.monotonic() > deadline:
+                    raise AudioEnvError("PulseAudio did not start: "
+                                        f"{started.stderr.strip() or started.stdout.strip() or 'no output'}")
+                time.sleep(0.1)
+        if SINK not in _names("sinks"):
+            _pactl("load-module", "module-null-sink", f"sink_name={SINK}")
+        if MIC not in _names("sources"):
+            _pactl("load-module", "module-pipe-source", f"source_name={MIC}", f"file={fifo}",
+                   "format=s16le", f"rate={RATE}", "channels=1")
+        _pactl("set-default-sink", SINK)
+        _pactl("set-default-source", MIC)
+        _unload_orphans()
+    return AudioEnv(SINK, f"{SINK}.monitor", MIC, fifo)
+
+
+_PRIVATE = re.compile(r"(?:sink|source)_name=([a-z0-9]+_(\d+)_\d+_[0-9a-f]{6})\b")
+
+
+def _unload_orphans() -> None:
+    """Unload private sinks and microphones left behind by test processes that were killed."""
+    for line in _pactl("list", "short", "modules").splitlines():
+        found = _PRIVATE.search(line)
+        if found is None:
+            continue
+        try:
+            os.kill(int(found.group(2)), 0)
+        except ProcessLookupError:
+            _pactl("unload-module", line.split("\t")[0], check=False)
+            (runtime_dir() / f"{found.group(1)}.fifo").unlink(missing_ok=True)
+        except PermissionError:
+            pass  # someone else's live process
+
+
+_counter = itertools.count()
+
+
+@contextlib.contextmanager
+def private_sink(prefix: str = "test") -> Iterator[str]:
+    """A null sink of our own (no other test's sound in it), the output of new streams meanwhile.
+
+    PortAudio reaches PulseAudio through ALSA's pulse plugin, which honours $PULSE_SINK when
+    a stream opens; so streams opened inside the block play into this sink.
+    """
+    ensure_audio()
+    name = f"{prefix}_{os.getpid()}_{next(_counter)}_{uuid.uuid4().hex[:6]}"
+    module = _pactl("load-module", "module-null-sink", f"sink_name={name}").strip()
+    previous = os.environ.get("PULSE_SINK")
+    os.environ["PULSE_SINK"] = name
+    try:
+        yield name
+    finally:
+        if previous is None:
+            os.environ.pop("PULSE_SINK", None)
+        else:
+            os.environ["PULSE_SINK"] = previous
+        _pactl("unload-module", module, check=False)
+
+
+@contextlib.contextmanager
+def private_mic(prefix: str = "mic") -> Iterator[Path]:
+    """A virtual microphone of our own; yields the FIFO to write 16 kHz mono s16le audio into.
+
+    Input streams opened inside the block (and subprocesses given the same environment)
+    record from it: the ALSA pulse plugin honours $PULSE_SOURCE. No other test's audio
+    gets into it.
+    """
+    ensure_audio()
+    name = f"{prefix}_{os.getpid()}_{next(_counter)}_{uuid.uuid4().hex[:6]}"
+    fifo = runtime_dir() / f"{name}.fifo"
+    module = _pactl("load-module", "module-pipe-source", f"source_name={name}", f"file={fifo}",
+                    "format=s16le", f"rate={RATE}", "channels=1").strip()
+    previous = os.environ.get("PULSE_SOURCE")
+    os.environ["PULSE_SOURCE"] = name
+    try:
+        yield fifo
+    finally:
+        if previous is None:
+            os.environ.pop("PULSE_SOURCE", None)
+        else:
+            os.environ["PULSE_SOURCE"] = previous
+        _pactl("unload-module", module, check=False)
+        fifo.unlink(missing_ok=True)
+
+
+class Recorder:
+    """Records a PulseAudio source (a sink's ``.monitor``) at 16 kHz mono while running."""
+
+    def __init__(self, source: str, rate: int = RATE) -> None:
+        self.source = source
+        self.rate = rate
+        self._chunks: list[bytes] = []
+        self._process: subprocess.Popen[bytes] | None = None
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Recorder:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        before = _source_outputs()
+        self._process = subprocess.Popen(
+            ["parec", "-d", self.source, f"--rate={self.rate}", "--channels=1", "--format=s16le",
+             "--latency-msec=20"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 5
+        while len(_source_outputs()) <= len(before):
+            if self._process.poll() is not None or time.monotonic() > deadline:
+                error = self._process.stderr.read().decode() if self._process.stderr else ""
+                raise AudioEnvError(f"parec could not record {self.source}: {error.strip() or 'timeout'}")
+            time.sleep(0.02)
+
+    def _read(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        while True:
+            data = self._process.stdout.read1(4096)  # type: ignore[attr-defined]
+            if not data:
+                return
+            self._chunks.append(data)
+
+    def stop(self) -> npt.NDArray[np.int16]:
+        if self._process is not None:
+            time.sleep(0.2)  # the last buffer still on its way
+            self._process.terminate()
+            self._process.wait(timeout=5)
+            if self._thread is not None:
+                self._thread.join(timeout=5)
+            self._process = None
+        return self.samples()
+
+    def samples(self) -> npt.NDArray[np.int16]:
+        data = b"".join(self._chunks)
+        return np.frombuffer(data[: len(data) // 2 * 2], dtype="<i2").astype(np.int16)
+
+
+def _source_outputs() -> list[str]:
+    return [line for line in _pactl("list", "short", "source-outputs").splitlines() if line.strip()]
+
+
+def feed_mic(env: AudioEnv, samples: npt.NDArray[np.int16]) -> None:
+    """Write 16 kHz mono int16 audio into the virtual microphone (blocks until written)."""
+    with open(env.mic_fifo, "wb") as fifo:
+        fifo.write(np.ascontiguousarray(samples, dtype="<i2").tobytes())
+
+
+def main() -> int:
+    try:
+        env = ensure_audio()
+    except (AudioEnvError, OSError, subprocess.SubprocessError) as error:
+        print(f"audio_env: {error}", file=sys.stderr)
+        return 1
+    print(f"PulseAudio ready: sink {env.sink} (record {env.monitor}), microphone {env.mic} "
+          f"(write 16 kHz mono s16le into {env.mic_fifo})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,238 @@
+"""The announcer's logic: order, echo, sounds, the speaking signal, and sound that fails.
+
+The voices are real (Piper, cached in a temporary folder); the output is a MemorySink or,
+for the device-choice logic only, a stand-in sounddevice module (the real device path is
+tested through PulseAudio in test_voice_audio.py).
+"""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from assistant.config import Config
+from assistant.engine import Say, Sound
+from assistant.voice import playback
+from assistant.voice.announcer import SpokenAnnouncer
+from assistant.voice.effects import Audio
+from assistant.voice.playback import AudioUnavailable, DeviceSink, MemorySink, find_output
+from assistant.voice.voices import Voices
+
+
+@pytest.fixture(scope="module")
+def voices(tmp_path_factory: pytest.TempPathFactory) -> Voices:
+    folder = tmp_path_factory.mktemp("voice-cache")
+    return Voices.from_config(Config.from_text(f"voice: {{cache_dir: {folder}}}\n"), load="now")
+
+
+class WatchingSink(MemorySink):
+    """Notes whether the speaking signal was up at each write; can be told to fail."""
+
+    def __init__(self, announcer_box: list[SpokenAnnouncer], fail_after: int | None = None) -> None:
+        super().__init__(22050)
+        self.box = announcer_box
+        self.speaking_seen: list[bool] = []
+        self.fail_after = fail_after
+        self.closed = False
+
+    def write(self, audio: Audio, rate: int) -> None:
+        self.speaking_seen.append(self.box[0].speaking.is_speaking())
+        if self.fail_after is not None and len(self.speaking_seen) > self.fail_after:
+            raise OSError("device unplugged")
+        super().write(audio, rate)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def make(voices: Voices, fail_after: int | None = None) -> tuple[SpokenAnnouncer, WatchingSink, list[str],
+                                                                 list[str]]:
+    lines: list[str] = []
+    reports: list[str] = []
+    box: list[SpokenAnnouncer] = []
+    sink = WatchingSink(box, fail_after)
+    announcer = SpokenAnnouncer(voices, sink, echo=True, write=lines.append, report=reports.append)
+    box.append(announcer)
+    return announcer, sink, lines, reports
+
+
+def test_outputs_are_spoken_in_order_with_their_lines(voices: Voices) -> None:
+    announcer, sink, lines, reports = make(voices)
+    announcer.announce([Say("VIRUS", "Code 0 1."), Sound("buzz"), Say("BSAT1", "Shields are down. Sorry.")])
+    assert lines == ["VIRUS: Code 0 1.", "SOUND: buzz", "BSAT1: Shields are down. Sorry."]
+    assert reports == []
+    chunks = sink.utterances[-1]
+    assert len(chunks) == 4  # one sentence, the buzz, two sentences
+    buzz = voices.sound("buzz")[0]
+    assert np.array_equal(chunks[1], buzz)
+    assert all(sink.speaking_seen) and not announcer.speaking.is_speaking()
+    assert announcer.speaking.ended_at >= announcer.speaking.started_at > 0
+    timing = announcer.last
+    assert timing.first_audio_at is not None and timing.finished_at >= timing.first_audio_at
+    assert timing.audio_seconds == pytest.approx(sum(len(c) for c in chunks) / 22050, rel=0.01)
+
+
+def test_unknown_speaker_is_the_narrator_and_unknown_sound_a_beep(voices: Voices) -> None:
+    announcer, sink, lines, reports = make(voices)
+    announcer.announce([Say("DEALER", "Teleport complete."), Sound("kazoo"), Sound("kazoo")])
+    narrator = np.concatenate([r.audio for r in voices.utterance("NARRATOR", "Teleport complete.")])
+    assert np.array_equal(sink.utterances[-1][0][: len(narrator)], narrator)
+    assert np.array_equal(sink.utterances[-1][1], voices.sound("beep")[0])
+    assert reports == ["no sound called 'kazoo'; playing a beep. Add it under voice.sounds in config.yaml."]
+
+
+def test_urgency_makes_bsat1_glitch_more(voices: Voices) -> None:
+    import random
+
+    lengths = {}
+    for urgency in (0.0, 1.0):
+        announcer, sink, _, _ = make(voices)
+        announcer.rng = random.Random(5)
+        announcer.urgency = lambda u=urgency: u  # type: ignore[misc]
+        announcer.announce([Say("BSAT1", "The virus has reached the system core.")])
+        lengths[urgency] = len(sink.audio())
+    assert lengths[1.0] > lengths[0.0]
+
+
+def test_urgency_follows_the_countdown() -> None:
+    from assistant.voice.announcer import countdown_urgency
+
+    game = types.SimpleNamespace(remaining_ms=60_000, limit_ms=60_000, countdown_running=lambda: True)
+    session = types.SimpleNamespace(game=game)
+    assert countdown_urgency(game) == 0.0
+    game.remaining_ms = 30_000
+    assert countdown_urgency(game) == pytest.approx(0.25)
+    game.remaining_ms = 0
+    assert countdown_urgency(game) == 1.0
+    game.countdown_running = lambda: False
+    assert countdown_urgency(game) == 0.0
+    assert countdown_urgency(object()) == 0.0
+    announcer = SpokenAnnouncer(None, None)
+    announcer.follow(session)
+    session.game = types.SimpleNamespace(remaining_ms=15_000, limit_ms=60_000)
+    assert announcer.urgency() == pytest.approx(0.5625)
+
+
+def test_broken_urgency_hook_is_calm(voices: Voices) -> None:
+    announcer, sink, lines, _ = make(voices)
+    announcer.urgency = lambda: 1 / 0  # type: ignore[assignment,misc]
+    announcer.announce([Say("BSAT1", "Shields are up.")])
+    assert lines == ["BSAT1: Shields are up."]
+
+
+def test_sound_that_fails_mid_way_leaves_the_text(voices: Voices) -> None:
+    announcer, sink, lines, reports = make(voices, fail_after=1)
+    outputs = [Say("VIRUS", "Code 0 1."), Say("VIRUS", "Code 0 2."), Say("VIRUS", "Code 1 1.")]
+    announcer.announce(outputs)
+    assert lines == [o.line() for o in outputs]
+    assert reports == ["sound stopped working (device unplugged); the game goes on in text."]
+    assert announcer.sink is None and sink.closed
+    announcer.announce([Say("VIRUS", "Teleport complete.")])
+    assert lines[-1] == "VIRUS: Teleport complete."
+    assert not announcer.speaking.is_speaking()
+
+
+def test_no_portaudio_means_text_with_a_clear_message(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    def missing() -> Any:
+        raise AudioUnavailable("no audio output: PortAudio library not found. Install PortAudio "
+                               "(Debian/Raspberry Pi OS: sudo apt install libportaudio2).")
+
+    monkeypatch.setattr(playback, "import_sounddevice", missing)
+    reports: list[str] = []
+    config = Config.from_text(f"voice: {{cache_dir: {tmp_path}}}\n")
+    announcer = SpokenAnnouncer.from_config(config, echo=True, report=reports.append)
+    assert announcer.sink is None
+    assert any("libportaudio2" in r and "goes on in text" in r for r in reports)
+    announcer.announce([Say("VIRUS", "Code 0 1."), Sound("buzz")])
+    assert capsys.readouterr().out.splitlines() == ["VIRUS: Code 0 1.", "SOUND: buzz"]
+
+
+def test_bad_config_lines_are_printed_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(playback, "import_sounddevice", lambda: (_ for _ in ()).throw(AudioUnavailable("x")))
+    config = Config.from_text(f"voice: {{cache_dir: {tmp_path}}}\ncharacters:\n  virus: {{volume: loud}}\n",
+                              Path("config.yaml"))
+    SpokenAnnouncer.from_config(config, report=lambda m: None)
+    err = capsys.readouterr().err
+    assert "config: config.yaml line 3: characters.virus.volume = 'loud' must be a number" in err
+    assert config.problems == []
+
+
+# ---------------------------------------------------------------- device choice (stand-in module)
+
+
+class FakeStream:
+    def __init__(self, samplerate: int, channels: int, **_: Any) -> None:
+        self.samplerate = samplerate
+        self.channels = channels
+        self.active = False
+        self.written: list[np.ndarray] = []
+        self.latency = 0.02
+
+    def start(self) -> None:
+        self.active = True
+
+    def stop(self) -> None:
+        self.active = False
+
+    def close(self) -> None:
+        pass
+
+    def write(self, frames: np.ndarray) -> None:
+        self.written.append(frames)
+
+
+def fake_sounddevice(refuse_rates: set[int], mono: bool = True) -> types.SimpleNamespace:
+    devices = [
+        {"name": "bcm2835 Headphones: - (hw:0,0)", "max_output_channels": 2, "default_samplerate": 48000},
+        {"name": "USB Audio Device: - (hw:1,0)", "max_output_channels": 2, "default_samplerate": 44100},
+        {"name": "USB PnP Sound Device mic", "max_output_channels": 0, "default_samplerate": 48000},
+    ]
+
+    def query_devices(device: int | None = None, kind: str | None = None) -> Any:
+        if device is None and kind is None:
+            return devices
+        return devices[device if device is not None else 0]
+
+    def check_output_settings(device: int | None, samplerate: int, channels: int, dtype: str) -> None:
+        if samplerate in refuse_rates:
+            raise ValueError("Invalid sample rate [PaErrorCode -9997]")
+        if channels == 1 and not mono:
+            raise ValueError("Invalid number of channels [PaErrorCode -9998]")
+
+    return types.SimpleNamespace(query_devices=query_devices, check_output_settings=check_output_settings,
+                                 OutputStream=FakeStream)
+
+
+def test_device_by_name_substring(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(playback, "import_sounddevice", lambda: fake_sounddevice(set()))
+    assert find_output("usb")[:2] == (1, "USB Audio Device: - (hw:1,0)")
+    assert find_output("")[0] is None
+    index, name, problems = find_output("hdmi")
+    assert index is None and name.startswith("bcm2835")
+    assert "no output device matches voice.output_device = 'hdmi'" in problems[0]
+    assert "'USB Audio Device: - (hw:1,0)'" in problems[0] and "mic" not in problems[0]
+
+
+def test_refused_rate_is_resampled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(playback, "import_sounddevice", lambda: fake_sounddevice({22050}, mono=False))
+    sink = DeviceSink.open("usb", 22050)
+    assert (sink.rate, sink.channels) == (44100, 2)
+    sink.begin()
+    sink.write(np.ones(22050, np.float32) * 0.5, 22050)
+    sink.end()
+    frames = sink.stream.written[-1]
+    assert frames.shape == (44100, 2)
+    assert np.allclose(frames[1000:-1000], 0.5, atol=0.01)
+
+
+def test_device_refusing_everything_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(playback, "import_sounddevice",
+                        lambda: fake_sounddevice({22050, 44100, 48000}))
+    with pytest.raises(AudioUnavailable, match="refused every format"):
+        DeviceSink.open("usb", 22050)
