@@ -1,0 +1,124 @@
+"""Audio as the recognizers want it: 16 kHz, mono, 16-bit, from any WAV file.
+
+WAV files come in many shapes (22.05 or 48 kHz, stereo, 8/16/24/32-bit integer or float,
+WAVE_FORMAT_EXTENSIBLE); ``read_wav`` reads them all with the standard library and numpy,
+and ``to_16k_mono`` mixes down and resamples (band-limited, by FFT).
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+RATE = 16_000
+Int16 = npt.NDArray[np.int16]
+Float = npt.NDArray[np.float64]
+
+_PCM, _FLOAT, _EXTENSIBLE = 1, 3, 0xFFFE
+
+
+class AudioError(ValueError):
+    """A file that is not audio we can read."""
+
+
+def read_wav(path: str | Path) -> tuple[Float, int]:
+    """Samples as float64 in [-1, 1], shape (frames, channels), and the sample rate."""
+    data = Path(path).read_bytes()
+    if len(data) < 12 or data[:4] not in (b"RIFF", b"RF64") or data[8:12] != b"WAVE":
+        raise AudioError(f"{path}: not a WAV file (no RIFF/WAVE header)")
+    fmt: tuple[int, int, int, int] | None = None
+    pos = 12
+    while pos + 8 <= len(data):
+        chunk, size = data[pos:pos + 4], struct.unpack("<I", data[pos + 4:pos + 8])[0]
+        body = data[pos + 8:pos + 8 + size]
+        if chunk == b"fmt ":
+            tag, channels, rate = struct.unpack("<HHI", body[:8])
+            bits = struct.unpack("<H", body[14:16])[0]
+            if tag == _EXTENSIBLE and len(body) >= 26:
+                tag = struct.unpack("<H", body[24:26])[0]
+            fmt = (tag, channels, rate, bits)
+        elif chunk == b"data":
+            if fmt is None:
+                raise AudioError(f"{path}: WAV data before its format chunk")
+            if size in (0, 0xFFFFFFFF) or pos + 8 + size > len(data):  # streamed WAVs leave the size open
+                body = data[pos + 8:]
+            return _decode(body, *fmt, path=str(path))
+        pos += 8 + size + (size & 1)
+    raise AudioError(f"{path}: WAV file without audio data")
+
+
+def _decode(body: bytes, tag: int, channels: int, rate: int, bits: int, path: str) -> tuple[Float, int]:
+    if channels < 1 or rate < 1000:
+        raise AudioError(f"{path}: unusable WAV format ({channels} channels at {rate} Hz)")
+    width = bits // 8
+    usable = len(body) - len(body) % (width * channels)
+    body = body[:usable]
+    if tag == _PCM and bits == 8:
+        samples = (np.frombuffer(body, np.uint8).astype(np.float64) - 128.0) / 128.0
+    elif tag == _PCM and bits == 16:
+        samples = np.frombuffer(body, "<i2").astype(np.float64) / 32768.0
+    elif tag == _PCM and bits == 24:
+        raw = np.frombuffer(body, np.uint8).reshape(-1, 3).astype(np.int32)
+        value = raw[:, 0] | (raw[:, 1] << 8) | (raw[:, 2] << 16)
+        samples = np.where(value >= 1 << 23, value - (1 << 24), value).astype(np.float64) / float(1 << 23)
+    elif tag == _PCM and bits == 32:
+        samples = np.frombuffer(body, "<i4").astype(np.float64) / float(1 << 31)
+    elif tag == _FLOAT and bits in (32, 64):
+        samples = np.frombuffer(body, "<f4" if bits == 32 else "<f8").astype(np.float64)
+    else:
+        raise AudioError(f"{path}: WAV sample format {tag} with {bits} bits is not supported "
+                         "(use 8/16/24/32-bit PCM or 32/64-bit float)")
+    return samples.reshape(-1, channels), rate
+
+
+def resample(samples: Float, rate: int, new_rate: int = RATE) -> Float:
+    """Band-limited resampling of a mono signal (FFT; padded so the ends do not wrap)."""
+    if rate == new_rate or len(samples) == 0:
+        return samples.astype(np.float64)
+    pad = int(0.05 * rate)
+    padded = np.concatenate([np.zeros(pad), samples, np.zeros(pad)])
+    n_out = round(len(padded) * new_rate / rate)
+    spectrum = np.fft.rfft(padded)
+    keep = min(len(spectrum), n_out // 2 + 1)
+    out_spec = np.zeros(n_out // 2 + 1, dtype=complex)
+    out_spec[:keep] = spectrum[:keep]
+    if new_rate < rate and n_out % 2 == 0:
+        out_spec[-1] = out_spec[-1].real  # the Nyquist bin of the shorter signal is real
+    out = np.fft.irfft(out_spec, n_out) * (n_out / len(padded))
+    cut = round(pad * new_rate / rate)
+    return out[cut:cut + round(len(samples) * new_rate / rate)]
+
+
+def to_16k_mono(samples: Float, rate: int) -> Int16:
+    """Mix down to mono, resample to 16 kHz, and convert to int16."""
+    mono = samples.mean(axis=1) if samples.ndim == 2 else samples
+    return to_int16(resample(mono, rate, RATE))
+
+
+def to_int16(samples: Float) -> Int16:
+    return np.asarray(np.clip(np.round(samples * 32768.0), -32768, 32767), dtype=np.int16)
+
+
+def load_16k(path: str | Path) -> Int16:
+    samples, rate = read_wav(path)
+    return to_16k_mono(samples, rate)
+
+
+def write_wav(path: str | Path, samples: Int16, rate: int = RATE) -> None:
+    """A 16-bit mono WAV (for tests and the benchmark's clip cache)."""
+    import wave
+
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(np.asarray(samples, dtype="<i2").tobytes())
+
+
+def blocks(samples: Int16, seconds: float = 0.1) -> list[bytes]:
+    """The audio cut into blocks as a microphone would deliver them."""
+    step = max(1, int(RATE * seconds))
+    return [samples[i:i + step].tobytes() for i in range(0, len(samples), step)]

@@ -1,0 +1,84 @@
+"""``assistant transcribe FILE.wav [--game omega-virus] [--json]``: what a recording says.
+
+Prints what the recognizer heard, the command it matched (checked against every sentence
+of the game), and for the Command Center the keypad buttons it stands for. The exit status
+is 0 for a command, 1 when nothing matched, 2 when the file or the recognizer is unusable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from assistant.config import Config
+from assistant.games import game_module
+from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear
+from assistant.hearing.audio import AudioError, load_16k
+from assistant.hearing.buttons import CommandCode, command_center_buttons
+
+
+def board_command_code(config: Config) -> CommandCode | None:
+    """The configured board's Command Code table (None if the board cannot be read)."""
+    try:
+        from assistant.games.omega_virus import settings_from_config
+        from assistant.games.omega_virus.board import Board
+        from assistant.games.omega_virus.engine import Settings
+    except ImportError:
+        return None
+    board = Board.from_data(Settings.from_dict(settings_from_config(config)).board)
+    return board.command_code
+
+
+def transcribe_main(args: argparse.Namespace, config: Config) -> int:
+    known = len(config.problems)
+    settings = HearingSettings.from_config(config)
+    engine = choose(settings).engine
+    if engine == "text":  # a recording needs an audio recognizer: take the one auto would
+        settings.recognizer = "auto"
+        engine = choose(settings).engine
+    sentences = game_module(args.game).sentences()
+    code = board_command_code(config) if args.game == "omega-virus" else None
+    for problem in config.problems[known:]:
+        print(f"config: {problem}", file=sys.stderr)
+    try:
+        samples = load_16k(args.wav)
+    except (AudioError, OSError) as error:
+        print(f"transcribe: {error}", file=sys.stderr)
+        return 2
+    try:
+        ear = open_ear(settings, sentences, engine=engine)
+    except ModelError as error:
+        print(f"transcribe: {error}", file=sys.stderr)
+        return 2
+    result = ear.hear(samples)
+    missing = sorted(getattr(ear.recognizer, "missing_words", set()))
+    if missing:
+        print(f"transcribe: the {ear.recognizer.name} model does not know these grammar words, so "
+              f"sentences with them cannot be heard: {', '.join(missing)}", file=sys.stderr)
+    out: dict[str, Any] = {"file": str(args.wav), "game": args.game, "recognizer": ear.recognizer.name,
+                           "seconds": round(len(samples) / 16000, 2)}
+    if isinstance(result, Transcript) and result.command is not None:
+        out.update(heard=result.heard, text=result.text, confidence=round(result.confidence, 3),
+                   command=result.command.to_json(), snapped=result.snapped)
+        if args.game == "omega-virus":
+            buttons = command_center_buttons(result.command, code)
+            if buttons is not None:
+                out["buttons"] = buttons
+    else:
+        out.update(heard=result.heard if hasattr(result, "heard") else "", command=None,
+                   reason=getattr(result, "reason", ""), confidence=round(result.confidence, 3))
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"heard:   {out['heard'] or '(nothing)'}")
+        if out["command"] is None:
+            print(f"command: none ({out['reason']})")
+        else:
+            slots = " ".join(f"{k}={v}" for k, v in out["command"]["slots"].items())
+            snapped = f"  (snapped to: {out['text']})" if out["snapped"] else ""
+            print(f"command: {out['command']['intent']} {slots}".rstrip() + snapped)
+            if "buttons" in out:
+                print(f"buttons: {out['buttons']}")
+    return 0 if out["command"] is not None else 1

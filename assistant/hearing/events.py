@@ -1,0 +1,84 @@
+"""What hearing produces: small typed events, one per thing that happened (wyoming style).
+
+A recognizer turns audio into ``Partial`` (words so far, unreliable) and, at the end of an
+utterance, a ``Transcript`` (what it heard, with a confidence). The ``Ear`` checks a
+transcript against the sentences allowed now and passes on either a ``Transcript`` whose
+``text`` is an allowed sentence (``heard`` keeps the raw words) or ``NotRecognized``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant.engine import Command
+
+
+@dataclass(frozen=True)
+class Partial:
+    """Words recognized so far in an utterance that has not ended.
+
+    ``complete`` is set by the Ear when the words already are a whole command that no
+    longer sentence can extend, so a live loop may act before the end of speech.
+    """
+
+    text: str
+    complete: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "partial", "text": self.text, "complete": self.complete}
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A finished utterance.
+
+    From a recognizer: ``text`` is what it heard. From the Ear: ``text`` is the allowed
+    sentence it stands for (after snapping), ``heard`` the recognizer's words, and
+    ``command`` the command the sentence means.
+    """
+
+    text: str
+    confidence: float = 1.0
+    heard: str = ""
+    command: Command | None = None
+    snapped: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "transcript", "text": self.text, "confidence": self.confidence,
+                "heard": self.heard,
+                "command": self.command.to_json() if self.command else None, "snapped": self.snapped}
+
+
+@dataclass(frozen=True)
+class NotRecognized:
+    """An utterance that stands for no allowed command; ``reason`` says why (for logs)."""
+
+    heard: str = ""
+    reason: str = ""
+    confidence: float = 0.0
+    alternatives: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "not-recognized", "heard": self.heard, "reason": self.reason,
+                "confidence": self.confidence, "alternatives": list(self.alternatives)}
+
+
+Event = Partial | Transcript | NotRecognized
+Final = Transcript | NotRecognized
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """The inverse of ``to_dict`` (events cross process boundaries as JSON lines)."""
+    kind = data.get("type")
+    if kind == "partial":
+        return Partial(str(data["text"]), bool(data.get("complete", False)))
+    if kind == "transcript":
+        command = data.get("command")
+        return Transcript(str(data["text"]), float(data.get("confidence", 1.0)), str(data.get("heard", "")),
+                          Command.from_json(command) if command else None, bool(data.get("snapped", False)))
+    if kind == "not-recognized":
+        return NotRecognized(str(data.get("heard", "")), str(data.get("reason", "")),
+                             float(data.get("confidence", 0.0)),
+                             tuple(str(a) for a in data.get("alternatives", [])))
+    raise ValueError(f"not a hearing event: {data!r}")

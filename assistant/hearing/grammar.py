@@ -1,0 +1,309 @@
+"""Grammars for recognizers, built from a game's sentence templates, and snapping.
+
+``WordGraph`` is the sentence set of some intents as a word graph (a finite automaton).
+From it come the Vosk phrase list (every word pair the sentences use, in real sentences)
+and ``snap``: a soft grammar lets a recognizer return words that are not quite a sentence
+("shields zero and two and"); when exactly one allowed command lies one edit away
+(a word dropped, added or changed), the transcript is snapped to it, and otherwise it is
+rejected. Snapping never guesses between two commands.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from assistant.engine import Command
+from assistant.sentences import Alt, Node, RuleRef, SentenceSet, Seq, SlotRef, Word
+
+START, END = "<s>", "</s>"
+
+
+class WordGraph:
+    """The sentences of some intents as an acyclic word automaton (spoken words only)."""
+
+    def __init__(self, sentences: SentenceSet, intents: Iterable[str] | None = None) -> None:
+        wanted = set(sentences.intents if intents is None else intents)
+        self.intents = frozenset(n for n in sentences.intents if n in wanted)
+        self._sentences = sentences
+        self.edges: list[list[tuple[str | None, int]]] = [[], []]
+        self.start, self.final = 0, 1
+        for name in sentences.intents:
+            if name in self.intents:
+                for template in sentences.intents[name].templates:
+                    end = self._build(template, self.start)
+                    self.edges[end].append((None, self.final))
+        self._closure: list[frozenset[int]] = [frozenset()] * len(self.edges)
+        for state in reversed(range(len(self.edges))):
+            self._closure[state] = self._close(state)
+
+    # ----------------------------------------------------------------- building
+
+    def _new(self) -> int:
+        self.edges.append([])
+        return len(self.edges) - 1
+
+    def _build(self, node: Node, src: int) -> int:
+        if isinstance(node, Word):
+            if node.text.lstrip("-").isdigit():  # written digits: no recognizer says "20"
+                return self._dead()
+            dst = self._new()
+            self.edges[src].append((node.text, dst))
+            return dst
+        if isinstance(node, Seq):
+            for item in node.items:
+                src = self._build(item, src)
+            return src
+        if isinstance(node, Alt):
+            return self._join([self._build(option, src) for option in node.options])
+        if isinstance(node, SlotRef):
+            values = self._sentences.lists[node.list_name]
+            return self._join([self._build(value.node, src) for value in values])
+        if isinstance(node, RuleRef):
+            return self._build(self._sentences.rules[node.name], src)
+        raise TypeError(node)
+
+    def _dead(self) -> int:
+        return self._new()  # a state with no way out: the option can never finish
+
+    def _join(self, ends: list[int]) -> int:
+        dst = self._new()
+        for end in ends:
+            self.edges[end].append((None, dst))
+        return dst
+
+    def _close(self, state: int) -> frozenset[int]:
+        # States are created in order, so an epsilon edge always points to a later state.
+        found = {state}
+        for word, dst in self.edges[state]:
+            if word is None:
+                found |= self._closure[dst] if self._closure[dst] else self._close(dst)
+        return frozenset(found)
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def size(self) -> int:
+        return len(self.edges)
+
+    def vocabulary(self) -> set[str]:
+        return {w for out in self.edges for w, _ in out if w is not None}
+
+    def _step(self, states: Iterable[int], word: str) -> frozenset[int]:
+        found: set[int] = set()
+        for state in states:
+            for label, dst in self.edges[state]:
+                if label == word:
+                    found |= self._closure[dst]
+        return frozenset(found)
+
+    def _forward(self, words: list[str]) -> list[frozenset[int]]:
+        sets = [self._closure[self.start]]
+        for word in words:
+            sets.append(self._step(sets[-1], word))
+        return sets
+
+    def _backward(self, words: list[str]) -> list[frozenset[int]]:
+        """``back[i]``: the (closed-over) states from which ``words[i:]`` reaches the end."""
+        n = len(words)
+        back: list[frozenset[int]] = [frozenset()] * (n + 1)
+        back[n] = frozenset(s for s in range(self.size) if self.final in self._closure[s])
+        for i in reversed(range(n)):
+            back[i] = frozenset(s for s in range(self.size) if self._enters(s, words[i], back[i + 1]))
+        return back
+
+    def _enters(self, state: int, word: str, targets: frozenset[int]) -> bool:
+        return any(label == word and dst in targets
+                   for t in self._closure[state] for label, dst in self.edges[t])
+
+    def accepts(self, words: list[str]) -> bool:
+        return self.final in self._forward(words)[-1]
+
+    def neighbours(self, words: list[str]) -> list[list[str]]:
+        """Every sentence one edit (drop, add or change a word) away from ``words``."""
+        fwd, back = self._forward(words), self._backward(words)
+        found: dict[tuple[str, ...], None] = {}
+        n = len(words)
+        for i in range(n + 1):
+            # add a word before position i
+            for word in self._bridges(fwd[i], back[i]):
+                found[tuple(words[:i] + [word] + words[i:])] = None
+            if i == n:
+                break
+            # drop word i
+            if fwd[i] & back[i + 1]:
+                found[tuple(words[:i] + words[i + 1:])] = None
+            # change word i
+            for word in self._bridges(fwd[i], back[i + 1]):
+                if word != words[i]:
+                    found[tuple(words[:i] + [word] + words[i + 1:])] = None
+        return [list(k) for k in found if k != tuple(words)]
+
+    def _bridges(self, here: frozenset[int], there: frozenset[int]) -> set[str]:
+        return {label for s in here for label, dst in self.edges[s] if label is not None and dst in there}
+
+    def transitions(self) -> Iterator[tuple[int, int, float, str | None]]:
+        """The graph without chains of empty steps (PocketSphinx follows only one at a time):
+        (from, to, probability, word or None), each way out of a state equally likely."""
+        for state in range(self.size):
+            if state == self.final:
+                continue
+            outs = [(label, dst) for t in self._closure[state] for label, dst in self.edges[t] if label]
+            ends = self.final in self._closure[state]
+            share = 1.0 / (len(outs) + ends) if outs or ends else 0.0
+            for label, dst in outs:
+                yield state, dst, share, label
+            if ends:
+                yield state, self.final, share, None
+
+    # ----------------------------------------------------------------- phrase lists
+
+    def bigrams(self) -> set[tuple[str, str]]:
+        """Every pair of words that follow each other in some sentence, with <s> and </s>."""
+        pairs: set[tuple[str, str]] = set()
+        before = self._labels_before
+        for state in range(self.size):
+            for label, dst in self.edges[state]:
+                if label is None:
+                    continue
+                pairs.update((b, label) for b in before[state])
+                if self.final in self._closure[dst]:
+                    pairs.add((label, END))
+        return pairs
+
+    @cached_property
+    def _labels_before(self) -> list[set[str]]:
+        """For each state, the words (or <s>) that can come just before leaving it."""
+        into: list[set[str]] = [set() for _ in range(self.size)]
+        into[self.start].add(START)
+        for src in range(self.size):
+            for label, dst in self.edges[src]:
+                if label is not None:
+                    into[dst].add(label)
+        spread: list[set[str]] = [set() for _ in range(self.size)]
+        for s in range(self.size):
+            for t in self._closure[s]:
+                spread[t] |= into[s]
+        return spread
+
+    def covering_sentences(self) -> list[str]:
+        """Real sentences that together use every word pair of the grammar.
+
+        Vosk turns a phrase list into a bigram language model, so these few sentences give it
+        the same word pairs as the (possibly huge) full expansion.
+        """
+        covered: set[tuple[str, str]] = set()
+        out: list[str] = []
+        for pair in sorted(self.bigrams()):
+            if pair in covered:
+                continue
+            words = self._sentence_through(pair)
+            if words is None:
+                continue
+            out.append(" ".join(words))
+            seq = [START, *words, END]
+            covered.update(zip(seq, seq[1:], strict=False))
+        return out
+
+    @cached_property
+    def _shortest(self) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
+        """Fewest-word paths from the start to each state, and from each state to the end.
+
+        States are numbered so that every edge but those into the final state points forward.
+        """
+        to: dict[int, list[str]] = {self.start: []}
+        for state in range(self.size):
+            if state not in to:
+                continue
+            for label, dst in self.edges[state]:
+                cand = to[state] + ([label] if label else [])
+                if dst not in to or len(cand) < len(to[dst]):
+                    to[dst] = cand
+        frm: dict[int, list[str]] = {self.final: []}
+        for state in reversed(range(self.size)):
+            options = [([label] if label else []) + frm[dst] for label, dst in self.edges[state] if dst in frm]
+            if options and state != self.final:
+                frm[state] = min(options, key=len)
+        return to, frm
+
+    def _sentence_through(self, pair: tuple[str, str]) -> list[str] | None:
+        to, frm = self._shortest
+        first, second = pair
+        best: list[str] | None = None
+        for state in to:
+            for label, dst in self.edges[state]:
+                cand: list[str] | None = None
+                if label is None:
+                    continue
+                if first == START:
+                    if label == second and state in self._closure[self.start] and dst in frm:
+                        cand = [label] + frm[dst]
+                elif label != first:
+                    continue
+                elif second == END:
+                    if self.final in self._closure[dst]:
+                        cand = to[state] + [label]
+                else:
+                    ends = [d2 for t in self._closure[dst] for lab2, d2 in self.edges[t]
+                            if lab2 == second and d2 in frm]
+                    if ends:
+                        cand = to[state] + [label, second] + min((frm[d] for d in ends), key=len)
+                if cand is not None and (best is None or len(cand) < len(best)):
+                    best = cand
+        return best
+
+    def vosk_grammar(self) -> str:
+        """The JSON phrase list for ``KaldiRecognizer``/``SetGrammar``, with "[unk]" for the rest."""
+        return json.dumps([*self.covering_sentences(), "[unk]"])
+
+
+# --------------------------------------------------------------------------- snapping
+
+
+@dataclass(frozen=True)
+class Snap:
+    """The outcome of checking recognized words against the allowed sentences."""
+
+    words: tuple[str, ...]          # the allowed sentence (empty when rejected)
+    command: Command | None
+    edits: int                      # 0 exact, 1 snapped
+    reason: str = ""                # why it was rejected
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+
+def snap(words: list[str], graph: WordGraph, sentences: SentenceSet, max_edits: int = 1,
+         min_words: int = 3) -> Snap:
+    """The one allowed command ``words`` stand for, exactly or within ``max_edits`` (0 or 1).
+
+    Snapping needs at least ``min_words`` heard words: one or two stray words are too little
+    evidence to change.
+    """
+    allowed = graph.intents
+    command = sentences.match(words, allowed) if graph.accepts(words) else None
+    if command is not None:
+        return Snap(tuple(words), command, 0)
+    if max_edits < 1 or len(words) < min_words:
+        return Snap((), None, 0, "not an allowed sentence")
+    commands: dict[Command, list[str]] = {}
+    for candidate in graph.neighbours(words):
+        found = sentences.match(candidate, allowed)
+        if found is not None:
+            commands.setdefault(found, candidate)
+    if len(commands) == 1:
+        (found, candidate), = commands.items()
+        return Snap(tuple(candidate), found, 1)
+    if not commands:
+        return Snap((), None, 1, "no allowed sentence near")
+    return Snap((), None, 1, "could mean more than one command",
+                tuple(" ".join(c) for c in commands.values()))
+
+
+def phrases(graph: WordGraph) -> Iterator[str]:
+    """Every covering sentence (for logs and tests)."""
+    yield from graph.covering_sentences()

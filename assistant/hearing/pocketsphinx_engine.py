@@ -1,0 +1,271 @@
+"""PocketSphinx: the recognizer that needs no download (its English model is in the wheel).
+
+The grammar is the game's word graph as a finite-state grammar, plus one more way
+through: a loop of common English words ("the", "you", "what", ...) that are not command
+words. Chatter then decodes to those words, which the Ear rejects, instead of being
+forced onto the nearest command. The loop's entry and repeat probabilities set how
+readily speech counts as chatter (``filler_entry``, ``filler_loop``).
+
+The utterance ends where PocketSphinx's own voice-activity endpointer hears silence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from assistant.hearing.events import Partial, Transcript
+from assistant.hearing.grammar import WordGraph
+
+#: Bytes of background (0.3 s) put before each utterance.
+LEAD_IN_BYTES = 2 * int(16_000 * 0.3)
+#: Marks a chatter word in a transcript (the Ear rejects anything with it).
+UNKNOWN = "[unk]"
+
+
+def common_words() -> list[str]:
+    """The chatter words, most frequent first (committed data; see ``make_common_words``)."""
+    text = resources.files("assistant.hearing").joinpath("common_words.yaml").read_text(encoding="utf-8")
+    return [str(w) for w in yaml.safe_load(text)["words"]]
+
+
+def make_common_words(n: int = 300) -> list[str]:
+    """The ``n`` most probable words of PocketSphinx's bundled English language model that its
+    dictionary can say: how common_words.yaml was made (not used at run time)."""
+    from pocketsphinx import Config, LogMath, NGramModel, get_model_path
+
+    folder = Path(get_model_path()) / "en-us"
+    config, logmath = Config(), LogMath()  # kept alive: the model points into both
+    lm = NGramModel(config, logmath, str(folder / "en-us.lm.bin"))
+    with (folder / "cmudict-en-us.dict").open(encoding="utf-8") as f:
+        words = {line.split()[0] for line in f if line.strip() and "(" not in line.split()[0]}
+    scored = sorted((-lm.prob([w]), w) for w in words if re.fullmatch(r"[a-z][a-z']*", w))
+    return [w for _, w in scored[:n]]
+
+
+def gate(audio: bytes, below_db: float, floor: float, seed: int = 0,
+         before_s: float = 0.05, after_s: float = 0.1) -> bytes:
+    """Quiet everything more than ``below_db`` under the loudest moment (bar a margin around
+    the loud parts, for soft consonants): a faint noise floor takes its place.
+
+    The player talking to the assistant is the loudest voice in the utterance. PocketSphinx
+    normalizes loudness away, so quieter talk in the background would otherwise be heard as
+    more command words ("pass" heard as "oh and oh and")."""
+    x = np.frombuffer(audio, dtype=np.int16).astype(np.float64)
+    frame = 160  # 10 ms
+    n = len(x) // frame
+    if n < 10:
+        return audio
+    level = 10 * np.log10((x[:n * frame].reshape(n, frame) ** 2).mean(axis=1) + 1.0)
+    loud = level >= level.max() - below_db
+    keep = np.zeros(n, dtype=bool)
+    for i in np.flatnonzero(loud):
+        keep[max(i - int(before_s * 100), 0):i + int(after_s * 100) + 1] = True
+    gain = np.repeat(keep.astype(np.float64), frame)
+    gain = np.convolve(gain, np.ones(80) / 80, mode="same")  # 5 ms fades
+    gain = np.concatenate([gain, np.ones(len(x) - len(gain))])
+    quiet = np.random.default_rng(seed).normal(0.0, floor, len(x))
+    out = x * gain + quiet * (1.0 - gain)
+    return np.asarray(np.clip(np.round(out), -32768, 32767), dtype=np.int16).tobytes()
+
+
+class PocketSphinxRecognizer:
+    """PocketSphinx with a grammar from the sentence templates and a chatter-word loop."""
+
+    name = "pocketsphinx"
+
+    def __init__(self, *, fillers: int = 30, filler_entry: float = 1e-6, filler_loop: float = 0.1,
+                 noise_floor: float = 30.0, gate_db: float = 20.0, endpoint: bool = True,
+                 partials: bool = True, seed: int = 0) -> None:
+        from pocketsphinx import Decoder
+
+        self.decoder = Decoder(loglevel="FATAL", lm=None)
+        self.fillers = fillers
+        self.filler_entry = filler_entry
+        self.filler_loop = filler_loop
+        self.noise_floor = noise_floor
+        self.endpoint = endpoint
+        self.partials = partials
+        self.gate_db = gate_db
+        self._rng = np.random.default_rng(seed)
+        self._common = common_words()
+        self._searches: dict[frozenset[str], tuple[str, set[str]]] = {}
+        self._chatter: set[str] = set()
+        self.missing_words: set[str] = set()
+        self._started = False
+        self._last_partial = ""
+        self._leftover = b""
+        self._utterance: list[bytes] = []
+        self._background: deque[bytes] = deque()
+        self._endpointer = self._new_endpointer()
+
+    # ----------------------------------------------------------------- grammar
+
+    def set_grammar(self, graph: WordGraph) -> None:
+        if graph.intents not in self._searches:
+            name = f"g{len(self._searches)}"
+            self._searches[graph.intents] = (name, self._add_search(name, graph))
+        name, self._chatter = self._searches[graph.intents]
+        self.decoder.activate_search(name)
+
+    def _pronunciations(self, word: str) -> set[str]:
+        found = set()
+        for variant in [word] + [f"{word}({i})" for i in range(2, 10)]:
+            phones = self.decoder.lookup_word(variant)
+            if phones is None and variant != word:
+                break
+            if phones:
+                found.add(phones)
+        return found
+
+    def _chatter_words(self, vocabulary: set[str]) -> set[str]:
+        """Common words that neither are nor sound exactly like a command word."""
+        taken = set().union(*(self._pronunciations(w) for w in vocabulary)) if vocabulary else set()
+        chosen: list[str] = []
+        for word in self._common:
+            if len(chosen) >= self.fillers:
+                break
+            if word in vocabulary or self._pronunciations(word) & taken:
+                continue
+            chosen.append(word)
+        return set(chosen)
+
+    def _add_search(self, name: str, graph: WordGraph) -> set[str]:
+        vocabulary = graph.vocabulary()
+        missing = {w for w in vocabulary if self.decoder.lookup_word(w) is None}
+        self.missing_words |= missing
+        transitions: list[tuple[int, int, float, str] | tuple[int, int, float]] = []
+        for src, dst, prob, word in graph.transitions():
+            if word is None:
+                transitions.append((src, dst, prob))
+            elif word not in missing:
+                transitions.append((src, dst, prob, word))
+        chatter = sorted(self._chatter_words(vocabulary))
+        if chatter:
+            loop = graph.size
+            for word in chatter:
+                transitions.append((graph.start, loop, self.filler_entry / len(chatter), word))
+                transitions.append((loop, loop, self.filler_loop / len(chatter), word))
+            transitions.append((loop, graph.final, 1.0))
+        fsg = self.decoder.create_fsg(name, graph.start, graph.final, transitions)
+        self.decoder.add_fsg(name, fsg)
+        return set(chatter)
+
+    # ----------------------------------------------------------------- audio
+
+    def _new_endpointer(self):  # type: ignore[no-untyped-def]
+        from pocketsphinx import Endpointer
+
+        return Endpointer()
+
+    def _floor(self, block: bytes) -> bytes:
+        """Add a faint noise floor: the acoustic model misreads digital silence (exact zeros)."""
+        samples = np.frombuffer(block, dtype=np.int16).astype(np.float64)
+        if self.noise_floor > 0:
+            samples = samples + self._rng.normal(0.0, self.noise_floor, samples.shape)
+        return np.clip(np.round(samples), -32768, 32767).astype(np.int16).tobytes()
+
+    def _start(self) -> None:
+        """Begin an utterance with the audio heard just before the endpointer noticed speech:
+        the onset of the first word and some background (the decoder needs a moment without
+        speech first; when a file starts with speech, a faint synthetic quiet stands in)."""
+        before = b"".join(self._background)
+        self._background.clear()
+        if len(before) < LEAD_IN_BYTES:
+            before = self._floor(bytes(LEAD_IN_BYTES)) + before
+        self._utterance = [before]
+        self._started = True
+        self._last_partial = ""
+        if self.partials:
+            self.decoder.start_utt()
+            self.decoder.process_raw(before)
+
+    def _add(self, frame: bytes) -> None:
+        if not self._started:
+            self._background.append(frame)
+            while sum(map(len, self._background)) > 2 * LEAD_IN_BYTES:
+                self._background.popleft()
+            return
+        self._utterance.append(frame)
+        if self.partials:
+            self.decoder.process_raw(frame)
+
+    def accept(self, block: bytes) -> Partial | Transcript | None:
+        data = self._leftover + self._floor(block)
+        if not self.endpoint:
+            self._leftover = b""
+            if not self._started:
+                self._start()
+            if data:
+                self._add(data)
+            return self._partial()
+        size = self._endpointer.frame_bytes
+        usable = len(data) - len(data) % size
+        self._leftover = data[usable:]
+        for i in range(0, usable, size):
+            frame = data[i:i + size]
+            was_speaking = self._endpointer.in_speech
+            self._endpointer.process(frame)
+            self._add(frame)
+            if self._endpointer.in_speech and not self._started:
+                self._start()
+            elif was_speaking and not self._endpointer.in_speech and self._started:
+                self._leftover = b""
+                return self._end()  # the utterance ends with the silence that ended it
+        return self._partial() if self._started else None
+
+    def _partial(self) -> Partial | None:
+        if not self.partials:
+            return None
+        hyp = self.decoder.hyp()
+        text = self._words(hyp.hypstr) if hyp is not None else ""
+        if text and text != self._last_partial:
+            self._last_partial = text
+            return Partial(text)
+        return None
+
+    def _words(self, hypstr: str) -> str:
+        return " ".join(UNKNOWN if w in self._chatter else w for w in hypstr.split())
+
+    def _end(self) -> Transcript:
+        """Decode the whole utterance once more in one piece: PocketSphinx then normalizes it
+        as a whole (batch CMN), which holds up far better in noise than the live pass."""
+        if self.partials:
+            self.decoder.end_utt()
+        self._started = False
+        self._endpointer = self._new_endpointer()
+        audio = b"".join(self._utterance)
+        if self.gate_db > 0:
+            audio = gate(audio, self.gate_db, max(self.noise_floor, 1.0))
+        self.decoder.start_utt()
+        self.decoder.process_raw(audio, full_utt=True)
+        self.decoder.end_utt()
+        self._utterance = []
+        hyp = self.decoder.hyp()
+        if hyp is None:
+            return Transcript("", 0.0)
+        return Transcript(self._words(hyp.hypstr), float(hyp.prob))
+
+    def finish(self) -> Transcript:
+        if self._started and self._leftover:
+            self._add(self._leftover)
+        self._leftover = b""
+        if not self._started:
+            self._endpointer = self._new_endpointer()
+            self._background.clear()
+            return Transcript("", 0.0)
+        return self._end()
+
+    def reset(self) -> None:
+        if self._started and self.partials:
+            self.decoder.end_utt()
+        self._started = False
+        self._utterance = []
+        self._leftover = b""
+        self._background.clear()
+        self._endpointer = self._new_endpointer()

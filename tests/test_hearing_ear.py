@@ -1,0 +1,123 @@
+"""The Ear's rules, with a scripted recognizer (logic only: real audio is in test_hearing_pocketsphinx)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.engine import Command
+from assistant.games import game_module
+from assistant.hearing.events import NotRecognized, Partial, Transcript
+from assistant.hearing.grammar import WordGraph
+from assistant.hearing.recognizer import Ear, Recognizer
+
+OMEGA = game_module("omega-virus").sentences()
+
+
+class Scripted:
+    """Answers each block with the next scripted event and records grammar changes."""
+
+    name = "scripted"
+
+    def __init__(self, script: list[Partial | Transcript | None], final: str = "") -> None:
+        self.script = list(script)
+        self.final = final
+        self.grammars: list[frozenset[str]] = []
+        self.log: list[str] = []
+
+    def set_grammar(self, graph: WordGraph) -> None:
+        self.grammars.append(graph.intents)
+        self.log.append("grammar")
+
+    def accept(self, block: bytes) -> Partial | Transcript | None:
+        self.log.append("block")
+        return self.script.pop(0) if self.script else None
+
+    def finish(self) -> Transcript:
+        self.log.append("finish")
+        return Transcript(self.final, 0.9)
+
+    def reset(self) -> None:
+        self.log.append("reset")
+
+
+def test_scripted_recognizer_has_the_interface() -> None:
+    assert isinstance(Scripted([]), Recognizer)
+
+
+@pytest.mark.parametrize("heard, confidence, outcome", [
+    ("explore one zero zero", 0.9, Command("explore", {"d1": "1", "d2": "0", "d3": "0"})),
+    ("attack the the red commando", 0.9, Command("attack", {"target": "red", "unit": "commando"})),
+    ("", 0.0, "nothing heard"),
+    ("[unk] pass", 0.9, "words outside the commands"),
+    ("pass", 0.2, "low confidence"),
+    ("teleport", 0.9, "teleport is not allowed now"),
+    ("explore one zero", 0.9, "could mean more than one command"),
+    ("what is the weather", 0.9, "no allowed sentence near"),
+])
+def test_judging(heard: str, confidence: float, outcome: Command | str) -> None:
+    ear = Ear(Scripted([]), OMEGA, ["explore", "attack", "pass", "repeat"], min_confidence=0.5)
+    result = ear.judge(Transcript(heard, confidence))
+    if isinstance(outcome, Command):
+        assert isinstance(result, Transcript)
+        assert result.command == outcome
+        assert result.heard == heard
+        assert OMEGA.match(result.text) == outcome
+        assert result.snapped == (result.text != heard)
+    else:
+        assert isinstance(result, NotRecognized)
+        assert outcome in result.reason
+        assert result.heard == heard
+
+
+def test_no_snapping_when_turned_off() -> None:
+    ear = Ear(Scripted([]), OMEGA, snap_edits=0)
+    assert isinstance(ear.judge(Transcript("attack the the red commando")), NotRecognized)
+
+
+def test_grammar_waits_for_the_end_of_the_utterance() -> None:
+    rec = Scripted([None, Partial("explore one"), Transcript("explore one zero zero", 0.9)])
+    ear = Ear(rec, OMEGA, ["explore"])
+    assert rec.grammars == [frozenset({"explore"})]
+    assert ear.feed(b"\0\0") is None
+    ear.set_intents(["skill"])                # mid-utterance: held back
+    assert rec.grammars == [frozenset({"explore"})]
+    assert ear.intents == frozenset({"skill"})
+    assert ear.feed(b"\0\0") == Partial("explore one")
+    final = ear.feed(b"\0\0")                 # judged with the grammar it was spoken under
+    assert isinstance(final, Transcript) and final.command is not None
+    assert final.command.intent == "explore"
+    assert rec.grammars == [frozenset({"explore"}), frozenset({"skill"})]
+    assert rec.log == ["grammar", "block", "block", "block", "grammar"]
+
+
+def test_grammar_changes_at_once_between_utterances_and_only_when_different() -> None:
+    rec = Scripted([])
+    ear = Ear(rec, OMEGA, ["explore"])
+    ear.set_intents(["skill", "nonsense"])
+    ear.set_intents(["skill"])
+    assert rec.grammars == [frozenset({"explore"}), frozenset({"skill"})]
+    ear.feed(b"\0\0")
+    ear.set_intents(["pass"])
+    ear.reset()
+    assert rec.grammars[-1] == frozenset({"pass"})
+    assert rec.log[-2:] == ["reset", "grammar"]
+
+
+def test_partial_marks_a_complete_command_that_cannot_grow() -> None:
+    rec = Scripted([Partial("explore one zero"), Partial("explore one zero zero"), Partial("attack the red"),
+                    Partial("pass")])
+    ear = Ear(rec, OMEGA, ["explore", "attack", "pass"])
+    assert ear.feed(b"") == Partial("explore one zero", complete=False)
+    assert ear.feed(b"") == Partial("explore one zero zero", complete=True)
+    assert ear.feed(b"") == Partial("attack the red", complete=False)  # "... commando" may follow
+    assert ear.feed(b"") == Partial("pass", complete=True)
+
+
+def test_hear_takes_the_first_final_or_the_end() -> None:
+    clip = [0] * 16000
+    rec = Scripted([None, Transcript("pass", 0.9)])
+    assert Ear(rec, OMEGA, ["pass"]).hear(clip).command == Command("pass")  # type: ignore[union-attr]
+    rec = Scripted([], final="repeat that")
+    result = Ear(rec, OMEGA, ["repeat"]).hear(clip)
+    assert isinstance(result, Transcript) and result.command == Command("repeat")
+    assert rec.log[-1] == "finish"

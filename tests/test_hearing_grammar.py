@@ -1,0 +1,135 @@
+"""One sentence source: expansion, word graph, recognizer grammars and snapping agree."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+
+from assistant.engine import Command
+from assistant.games import available, game_module
+from assistant.hearing.grammar import END, START, WordGraph, snap
+from assistant.sentences import SentenceSet
+
+OMEGA = game_module("omega-virus").sentences()
+
+
+def spoken(sentences: SentenceSet, limit: int = 100_000) -> list[tuple[str, Command]]:
+    return [(t, c) for t, c in sentences.expand(limit=limit) if not any(ch.isdigit() for ch in t)]
+
+
+def test_every_omega_sentence_maps_to_exactly_one_command() -> None:
+    sentences = list(OMEGA.expand())
+    assert len(sentences) > 50_000
+    for text, command in sentences:
+        assert OMEGA.match_all(text) == [command], text
+
+
+@pytest.mark.parametrize("game", [g for g in available() if g != "omega-virus"])
+def test_other_games_sentences_map_to_one_command(game: str) -> None:
+    sentences = game_module(game).sentences()
+    rng = random.Random(3)
+    everything = list(sentences.expand(limit=3000))
+    for text, command in rng.sample(everything, min(3000, len(everything))):
+        assert sentences.match_all(text) == [command], text
+
+
+@pytest.mark.parametrize("said, intent, slots", [
+    ("explore oh one two", "explore", {"d1": "0", "d2": "1", "d3": "2"}),
+    ("explore the room one zero zero", "explore", {"d1": "1", "d2": "0", "d3": "0"}),
+    ("shields zero and two and are", "shields", {"b1": "0", "b2": "2", "b3": "R"}),
+    ("energize r", "shields", {"b1": "R"}),
+    ("terminate with are", "terminate", {"b1": "R"}),
+    ("attack the yellow probe", "attack", {"target": "yellow", "unit": "probe"}),
+    ("oh", "buttons", {"b1": "0"}),
+])
+def test_natural_variants(said: str, intent: str, slots: dict[str, str]) -> None:
+    assert OMEGA.match(said) == Command(intent, slots)
+
+
+def test_graph_accepts_exactly_the_sentences() -> None:
+    graph = WordGraph(OMEGA)
+    sentences = spoken(OMEGA)
+    assert all(graph.accepts(t.split()) for t, _ in sentences[::7])
+    known = {t for t, _ in sentences}
+    rng = random.Random(5)
+    vocab = sorted(graph.vocabulary())
+    tried = 0
+    for _ in range(3000):
+        words = [rng.choice(vocab) for _ in range(rng.randint(1, 5))]
+        assert graph.accepts(words) == (" ".join(words) in known), words
+        tried += " ".join(words) in known
+    assert tried > 0  # some random word strings are sentences, so both answers were checked
+
+
+def test_graph_for_some_intents_only() -> None:
+    graph = WordGraph(OMEGA, ["skill", "repeat"])
+    assert graph.intents == frozenset({"skill", "repeat"})
+    assert graph.accepts("enter skill level two".split())
+    assert not graph.accepts("explore one zero zero".split())
+    assert graph.vocabulary() == OMEGA.vocabulary(["skill", "repeat"])
+
+
+def test_covering_sentences_use_every_word_pair_and_nothing_else() -> None:
+    for game in available():
+        sentences = game_module(game).sentences()
+        graph = WordGraph(sentences)
+        cover = graph.covering_sentences()
+        pairs: set[tuple[str, str]] = set()
+        for text in cover:
+            assert graph.accepts(text.split()), (game, text)
+            seq = [START, *text.split(), END]
+            pairs.update(itertools.pairwise(seq))
+        assert pairs == graph.bigrams(), game
+    full: set[tuple[str, str]] = set()
+    for text, _ in spoken(OMEGA):
+        full.update(itertools.pairwise([START, *text.split(), END]))
+    assert WordGraph(OMEGA).bigrams() == full
+
+
+def test_vosk_grammar_is_a_json_phrase_list_with_unk() -> None:
+    phrases = json.loads(WordGraph(OMEGA, ["explore", "pass"]).vosk_grammar())
+    assert phrases[-1] == "[unk]"
+    assert "pass" in phrases
+    assert all(p == "[unk]" or OMEGA.match(p) is not None for p in phrases)
+    assert len(phrases) < 60  # a few sentences stand for all 90 explore sentences
+
+
+def test_transitions_have_no_chains_of_empty_steps() -> None:
+    graph = WordGraph(OMEGA)
+    empties = [(s, d) for s, d, _, w in graph.transitions() if w is None]
+    assert empties and all(d == graph.final for _, d in empties)
+    for state in {s for s, _, _, _ in graph.transitions()}:
+        total = sum(p for s, _, p, _ in graph.transitions() if s == state)
+        assert total == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("heard, expected, edits", [
+    ("explore one zero zero", Command("explore", {"d1": "1", "d2": "0", "d3": "0"}), 0),
+    ("attack the the red commando", Command("attack", {"target": "red", "unit": "commando"}), 1),
+    ("shields zero and two and", None, 1),             # drop "and", or finish a fourth button?
+    ("explore one zero", None, 1),                     # which third digit?
+    ("what do i", Command("inventory", {}), 1),       # too short to snap? 3 words is enough
+    ("new", None, 0),                                  # one stray word is never snapped
+    ("how much time left left", Command("time_left", {}), 1),
+])
+def test_snap(heard: str, expected: Command | None, edits: int) -> None:
+    result = snap(heard.split(), WordGraph(OMEGA), OMEGA)
+    assert result.command == expected
+    assert result.edits == edits
+    if expected is None:
+        assert result.reason
+
+
+def test_snap_never_leaves_the_allowed_intents() -> None:
+    graph = WordGraph(OMEGA, ["skill"])
+    assert snap("explore one zero zero".split(), graph, OMEGA).command is None
+    assert snap("skill level level two".split(), graph, OMEGA).command == Command("skill", {"level": "2"})
+
+
+def test_snap_reports_the_candidates_when_ambiguous() -> None:
+    result = snap("explore one zero".split(), WordGraph(OMEGA), OMEGA)
+    assert result.command is None
+    assert "explore one zero zero" in result.candidates and "explore one zero two" in result.candidates
