@@ -51,7 +51,7 @@ class LiveSettings:
     block_seconds: float = 0.1
     mute_tail_seconds: float = 0.4
     answer_early: bool = True
-    early_steady_blocks: int = 1
+    early_steady_blocks: int = 2
     retry_seconds: float = 2.0
     silent_mic_seconds: float = 3.0
 
