@@ -139,7 +139,7 @@ class WordGraph:
             for word in self._bridges(fwd[i], back[i + 1]):
                 if word != words[i]:
                     found[tuple(words[:i] + [word] + words[i + 1:])] = None
-        return [list(k) for k in found if k != tuple(words)]
+        return [list(k) for k in sorted(found) if k != tuple(words)]  # sorted: the same order every run
 
     def _bridges(self, here: frozenset[int], there: frozenset[int]) -> set[str]:
         return {label for s in here for label, dst in self.edges[s] if label is not None and dst in there}
