@@ -109,6 +109,8 @@ def ensure_audio() -> AudioEnv:
         if SINK not in _names("sinks"):
             _pactl("load-module", "module-null-sink", f"sink_name={SINK}")
         if MIC not in _names("sources"):
+            # A FIFO left by a PulseAudio that died makes module-pipe-source refuse to load.
+            fifo.unlink(missing_ok=True)
             _pactl("load-module", "module-pipe-source", f"source_name={MIC}", f"file={fifo}",
                    "format=s16le", f"rate={RATE}", "channels=1")
         _pactl("set-default-sink", SINK)
