@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from assistant.engine import Command
@@ -114,10 +115,45 @@ def test_partial_marks_a_complete_command_that_cannot_grow() -> None:
 
 
 def test_hear_takes_the_first_final_or_the_end() -> None:
-    clip = [0] * 16000
+    clip = np.zeros(16000, dtype=np.int16)
     rec = Scripted([None, Transcript("pass", 0.9)])
-    assert Ear(rec, OMEGA, ["pass"]).hear(clip).command == Command("pass")  # type: ignore[union-attr]
+    first = Ear(rec, OMEGA, ["pass"]).hear(clip)
+    assert isinstance(first, Transcript) and first.command == Command("pass")
     rec = Scripted([], final="repeat that")
     result = Ear(rec, OMEGA, ["repeat"]).hear(clip)
     assert isinstance(result, Transcript) and result.command == Command("repeat")
     assert rec.log[-1] == "finish"
+
+
+def test_an_ear_feeds_the_session() -> None:
+    """The Ear listens for what the session allows; its sentence is what the session applies."""
+    from assistant.config import Config
+    from assistant.session import Heard, PrintAnnouncer, Session
+
+    module = game_module("omega-virus")
+    said: list[str] = []
+    session = Session.new("omega-virus", 5, module.settings_from_config(Config()), PrintAnnouncer(said.append),
+                          None)
+    session.start()
+    ear = Ear(Scripted([]), OMEGA, session.allowed_intents())
+    assert "skill" in ear.intents and "explore" not in ear.intents
+    result = ear.judge(Transcript("enter skill skill level one", 0.9))  # snapped: one "skill" too many
+    assert isinstance(result, Transcript) and result.snapped
+    assert session.hear(result.text) is Heard.ACCEPTED
+    ear.set_intents(session.allowed_intents())
+    assert ear.intents == session.allowed_intents()
+
+
+def test_typed_lines_through_the_text_recognizer() -> None:
+    import io
+
+    from assistant.hearing.text_engine import TextRecognizer, lines
+
+    ear = Ear(TextRecognizer(), OMEGA, ["explore", "pass"])
+    results = [e for block in lines(io.StringIO("explore one zero two\nteleport\n\npass")) if
+               (e := ear.feed(block)) is not None]
+    assert [r.command if isinstance(r, Transcript) else r.reason for r in results] == [
+        Command("explore", {"d1": "1", "d2": "0", "d3": "2"}), "teleport is not allowed now", "nothing heard",
+        Command("pass")]
+    ear.feed(b"pa")
+    assert ear.finish() == NotRecognized("pa", "not an allowed sentence", 1.0)

@@ -193,3 +193,25 @@ def test_bad_settings_are_reported_and_defaulted() -> None:
     assert settings.recognizer == "auto" and settings.snap_edits == 1 and settings.vosk_min_confidence == 0.6
     assert len(config.problems) == 3
     assert any("line 1" in p and "recognizer" in p for p in config.problems)
+
+
+def test_auto_falls_back_to_pocketsphinx_when_the_vosk_model_will_not_load(tmp_path: Path) -> None:
+    broken = tmp_path / DEFAULT_MODEL
+    for name in ("am/final.mdl", "conf/model.conf"):
+        (broken / name).parent.mkdir(parents=True, exist_ok=True)
+        (broken / name).write_text("not a model\n")
+    settings = HearingSettings.from_config(Config.from_text(f"hearing:\n  models_dir: {tmp_path}\n"))
+    assert choose(settings).engine == "vosk"
+    warnings: list[str] = []
+    ear = open_ear(settings, OMEGA, warn=warnings.append)
+    assert ear.recognizer.name == "pocketsphinx"
+    assert len(warnings) == 1 and "could not load" in warnings[0] and "PocketSphinx instead" in warnings[0]
+    settings.recognizer = "vosk"
+    with pytest.raises(ModelError):
+        open_ear(settings, OMEGA, warn=warnings.append)
+
+
+def test_unknown_words_are_checked_for_the_whole_game_at_start() -> None:
+    rec, _ = make({"teleport"})
+    ear = Ear(rec, OMEGA, ["pass"])  # teleport is not in this grammar, but the game has it
+    assert ear.unknown_words() == ["teleport"]

@@ -10,7 +10,7 @@ turns audio into allowed commands or into nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +33,7 @@ class HearingSettings:
     vosk_min_confidence: float = 0.6
     pocketsphinx_min_confidence: float = 0.0
     chatter_words: int = 30
-    chatter_entry: float = 1e-6
+    chatter_entry: float = 1e-9
     chatter_loop: float = 0.1
     noise_floor: float = 30.0
 
@@ -115,12 +115,27 @@ def open_recognizer(settings: HearingSettings, engine: str | None = None) -> Rec
 
 
 def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterable[str] | None = None,
-             engine: str | None = None) -> Ear:
-    recognizer = open_recognizer(settings, engine)
+             engine: str | None = None, warn: Callable[[str], object] | None = None) -> Ear:
+    """An Ear on the chosen recognizer. Under ``recognizer: auto`` a Vosk model that will not
+    load falls back to PocketSphinx (``warn`` hears why); a Vosk chosen by name raises ModelError.
+    ``warn`` is also told about any command words the model cannot hear."""
+    try:
+        recognizer = open_recognizer(settings, engine)
+    except ModelError as error:
+        if settings.recognizer != "auto" or engine not in (None, "vosk"):
+            raise
+        if warn is not None:
+            warn(f"{error} Using PocketSphinx instead.")
+        recognizer = open_recognizer(settings, "pocketsphinx")
     name = recognizer.name
     min_confidence = {"vosk": settings.vosk_min_confidence,
                       "pocketsphinx": settings.pocketsphinx_min_confidence}.get(name, 0.0)
-    return Ear(recognizer, sentences, intents, snap_edits=settings.snap_edits, min_confidence=min_confidence)
+    ear = Ear(recognizer, sentences, intents, snap_edits=settings.snap_edits, min_confidence=min_confidence)
+    unknown = ear.unknown_words()
+    if unknown and warn is not None:
+        warn(f"The {name} model does not know these command words, so sentences with them cannot be "
+             f"heard: {', '.join(unknown)}.")
+    return ear
 
 
 __all__ = [

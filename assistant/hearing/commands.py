@@ -48,15 +48,12 @@ def transcribe_main(args: argparse.Namespace, config: Config) -> int:
         print(f"transcribe: {error}", file=sys.stderr)
         return 2
     try:
-        ear = open_ear(settings, sentences, engine=engine)
+        ear = open_ear(settings, sentences, engine=engine,
+                       warn=lambda message: print(f"transcribe: {message}", file=sys.stderr))
     except ModelError as error:
         print(f"transcribe: {error}", file=sys.stderr)
         return 2
     result = ear.hear(samples)
-    missing = sorted(getattr(ear.recognizer, "missing_words", set()))
-    if missing:
-        print(f"transcribe: the {ear.recognizer.name} model does not know these grammar words, so "
-              f"sentences with them cannot be heard: {', '.join(missing)}", file=sys.stderr)
     out: dict[str, Any] = {"file": str(args.wav), "game": args.game, "recognizer": ear.recognizer.name,
                            "seconds": round(len(samples) / 16000, 2)}
     if isinstance(result, Transcript) and result.command is not None:

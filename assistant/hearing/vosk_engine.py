@@ -80,6 +80,10 @@ class VoskRecognizer:
     def load(cls, folder: Path) -> VoskRecognizer:
         return cls(load_model(folder))
 
+    def unknown_words(self, words: Iterable[str]) -> set[str]:
+        """Words the model's vocabulary lacks (Vosk would drop them from a grammar silently)."""
+        return set(missing_words(self.model, words))
+
     def grammar_for(self, graph: WordGraph) -> str:
         """The phrase list for ``graph``, without the phrases that use words the model lacks."""
         missing = set(missing_words(self.model, graph.vocabulary()))

@@ -64,11 +64,14 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
         session = Session.resume(unfinished, announcer, idle)
     else:
         session = Session.new(game, seed, settings, announcer, folder, idle)
+    def warn(message: str) -> None:
+        print(f"hearing: {message}", file=sys.stderr)
+
     try:
-        ear = open_ear(hearing, session.sentences, session.allowed_intents(), choice.engine)
+        ear = open_ear(hearing, session.sentences, session.allowed_intents(), choice.engine, warn=warn)
     except ModelError as error:
-        print(f"hearing: {error}; using PocketSphinx instead.", file=sys.stderr)
-        ear = open_ear(hearing, session.sentences, session.allowed_intents(), "pocketsphinx")
+        warn(f"{error} Using PocketSphinx instead.")
+        ear = open_ear(hearing, session.sentences, session.allowed_intents(), "pocketsphinx", warn=warn)
     print(f"hearing: {choice.note}", file=sys.stderr, flush=True)
     mic = Microphone(config.get("live.input_device", ""), loop_settings.block_seconds)
     if keypad is not None:

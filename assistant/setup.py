@@ -1,0 +1,232 @@
+"""``assistant setup``: fetch the Vosk speech model and render the voices ahead of play.
+
+The model comes from the Vosk project's own site, is checked against its SHA-256, and is
+unpacked into models/. An interrupted download resumes where it stopped (HTTP Range).
+Without a network the step says so plainly; the assistant still hears with PocketSphinx,
+whose model ships inside its Python package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.client
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import TextIO
+from urllib.error import HTTPError, URLError
+from urllib.parse import urlparse
+from urllib.request import Request, urlopen
+
+from assistant.config import Config
+from assistant.hearing import HearingSettings
+from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model
+
+#: The official download (https://alphacephei.com/vosk/models).
+VOSK_URL = f"https://alphacephei.com/vosk/models/{DEFAULT_MODEL}.zip"
+#: SHA-256 of that zip (41,205,931 bytes). The Vosk site publishes no checksums: this is the
+#: value that several unrelated projects pin for the same file (an Arch Linux package build,
+#: desktop and Android apps that fetch it). It could not be checked from the machine this was
+#: written on (no access to alphacephei.com). If the official file ever differs, setup stops
+#: and says so; set hearing.vosk_sha256 to the new value (or to "skip") in config.yaml.
+VOSK_SHA256 = "30f26242c4eb449f948e42cb302dd7a686cb29a3423a8367f99ff41780942498"
+CHUNK = 64 * 1024
+
+
+class SetupError(RuntimeError):
+    """A step that could not be done; the message says why and what to do."""
+
+
+class NoNetwork(SetupError):
+    """The download server could not be reached at all."""
+
+
+class Progress:
+    """Download progress on one line (a terminal) or every 10 % (a log)."""
+
+    def __init__(self, name: str, out: TextIO) -> None:
+        self.name = name
+        self.out = out
+        self.tty = out.isatty()
+        self.last = 0.0
+        self.step = -1
+
+    def __call__(self, done: int, total: int | None) -> None:
+        mb = done / 1e6
+        if total:
+            share = done / total
+            text = f"{self.name}: {mb:.1f} of {total / 1e6:.1f} MB ({share:.0%})"
+            step = int(share * 10)
+        else:
+            text, step = f"{self.name}: {mb:.1f} MB", int(mb)
+        now = time.monotonic()
+        if self.tty:
+            if now - self.last >= 0.2 or (total and done >= total):
+                self.out.write("\r" + text)
+                self.out.flush()
+                self.last = now
+        elif step != self.step:
+            self.out.write(text + "\n")
+            self.out.flush()
+        self.step = step
+
+    def done(self) -> None:
+        if self.tty:
+            self.out.write("\n")
+            self.out.flush()
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(url: str, target: Path, sha256: str | None, progress: Callable[[int, int | None], None],
+             timeout: float = 30.0) -> Path:
+    """Fetch ``url`` into ``target``, resuming a ``.part`` file left by an earlier try, and
+    check its SHA-256 (None: no check). Raises NoNetwork or SetupError."""
+    part = target.with_name(target.name + ".part")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    have = part.stat().st_size if part.exists() else 0
+    headers = {"User-Agent": "omega-assistant-setup"}
+    if have:
+        headers["Range"] = f"bytes={have}-"
+    host = urlparse(url).hostname or url
+    try:
+        with urlopen(Request(url, headers=headers), timeout=timeout) as response:
+            if have and response.status == 206:
+                start = _range_start(response.headers.get("Content-Range", ""))
+                if start != have:
+                    raise SetupError(f"the server resumed at byte {start}, not {have}; delete {part} "
+                                     "and run setup again")
+                mode = "ab"
+            else:
+                have, mode = 0, "wb"  # the server sent the whole file
+            length = response.headers.get("Content-Length")
+            total = have + int(length) if length and length.isdigit() else None
+            done = have
+            with part.open(mode) as f:
+                progress(done, total)
+                while True:
+                    block = response.read(CHUNK)
+                    if not block:
+                        break
+                    f.write(block)
+                    done += len(block)
+                    progress(done, total)
+            if total is not None and done < total:
+                raise SetupError(f"the download stopped at {done} of {total} bytes; run setup again to "
+                                 "resume it")
+    except HTTPError as error:
+        if error.code != 416 or not have:  # 416: nothing left to send, the .part is whole
+            raise SetupError(f"{host} answered {error.code} {error.reason} for {url}") from error
+    except (TimeoutError, URLError, ConnectionError, http.client.HTTPException) as error:
+        reason = getattr(error, "reason", error)
+        if have or part.exists() and part.stat().st_size:
+            raise SetupError(f"the download from {host} broke off ({reason}); run setup again to resume "
+                             "it") from error
+        raise NoNetwork(f"no network: could not reach {host} ({reason})") from error
+    if sha256:
+        actual = sha256_of(part)
+        if actual != sha256.lower():
+            part.unlink()
+            raise SetupError(f"the downloaded file's SHA-256 is {actual}, not the expected {sha256}; "
+                             "it was deleted. If the Vosk project changed the file, set "
+                             "hearing.vosk_sha256 in config.yaml to the new value.")
+    part.replace(target)
+    return target
+
+
+def _range_start(content_range: str) -> int | None:
+    # "bytes 100-999/1000"
+    try:
+        return int(content_range.split()[1].split("-")[0])
+    except (IndexError, ValueError):
+        return None
+
+
+def unpack(archive: Path, models_dir: Path, name: str) -> Path:
+    """Unpack a model zip into ``models_dir/name`` (all or nothing)."""
+    models_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        zf = zipfile.ZipFile(archive)
+    except zipfile.BadZipFile as error:
+        raise SetupError(f"{archive} is not a zip file ({error}); delete it and run setup again") from error
+    with zf, tempfile.TemporaryDirectory(dir=models_dir, prefix=".unpack-") as tmp:
+        for member in zf.namelist():
+            path = PurePosixPath(member)
+            if path.is_absolute() or ".." in path.parts:
+                raise SetupError(f"{archive} holds an unsafe path {member!r}; not unpacked")
+        zf.extractall(tmp)
+        inner = Path(tmp) / name
+        if not inner.is_dir():
+            tops = sorted({PurePosixPath(m).parts[0] for m in zf.namelist() if m.strip("/")})
+            inner = Path(tmp) / tops[0] if len(tops) == 1 else Path(tmp)
+        if not is_model(inner):
+            raise SetupError(f"{archive} does not hold a Vosk model (no am/final.mdl and conf/model.conf)")
+        final = models_dir / name
+        if final.exists():
+            shutil.rmtree(final)
+        inner.replace(final)
+    return final
+
+
+def install_vosk_model(settings: HearingSettings, url: str, sha256: str | None, out: TextIO) -> Path:
+    folder = settings.vosk_folder
+    if is_model(folder):
+        print(f"Speech model: Vosk {folder.name} is already installed at {folder}.", file=out)
+        return folder
+    archive = folder.parent / f"{folder.name}.zip"
+    print(f"Speech model: downloading {url}", file=out)
+    progress = Progress(archive.name, out)
+    try:
+        download(url, archive, sha256, progress)
+    finally:
+        progress.done()
+    print(f"Speech model: checksum {'verified' if sha256 else 'NOT checked (hearing.vosk_sha256: skip)'}; "
+          f"unpacking into {folder.parent}", file=out)
+    installed = unpack(archive, folder.parent, folder.name)
+    archive.unlink()
+    print(f"Speech model: Vosk is ready at {installed}.", file=out)
+    return installed
+
+
+def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = None) -> int:
+    """Fetch the Vosk model, then render the voice cache. 0 when both are ready."""
+    out = out or sys.stdout
+    known = len(config.problems)
+    settings = HearingSettings.from_config(config)
+    url = config.get("hearing.vosk_url", VOSK_URL)
+    sha = config.get("hearing.vosk_sha256", VOSK_SHA256)
+    for problem in config.problems[known:]:
+        print(f"config: {problem}", file=sys.stderr)
+    failed = False
+    if not getattr(args, "skip_model", False):
+        try:
+            install_vosk_model(settings, url, None if sha.lower() == "skip" else sha, out)
+        except NoNetwork as error:
+            failed = True
+            print(f"Speech model: {error}. The assistant still hears you with PocketSphinx, whose "
+                  "English model came with it; run `assistant setup` again when online to get Vosk.",
+                  file=out)
+        except (SetupError, OSError) as error:
+            failed = True
+            print(f"Speech model: not installed: {error}", file=out)
+    if not getattr(args, "skip_voices", False):
+        try:
+            from assistant.voice.prepare import prepare_voice_cache
+
+            print("Voices: rendering every fixed phrase (this takes a while the first time)...", file=out)
+            print(prepare_voice_cache(config), file=out)
+        except Exception as error:  # the voices' own errors are many; say which and go on
+            failed = True
+            print(f"Voices: not prepared: {error}", file=out)
+    return 1 if failed else 0
