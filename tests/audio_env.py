@@ -188,6 +188,68 @@ def private_mic(prefix: str = "mic") -> Iterator[Path]:
         fifo.unlink(missing_ok=True)
 
 
+class SecondServer:
+    """A PulseAudio server of its own (socket in ``folder``) with a null sink and a pipe-source
+    microphone, which a test may kill and start again: a speaker and a microphone that are
+    unplugged and plugged back in.
+
+    Processes reach it through ``env()`` ($PULSE_SERVER, and its microphone as $PULSE_SOURCE);
+    ``use()`` points this process's pactl/parec calls at it meanwhile. Write 16 kHz mono
+    s16le audio into ``mic_fifo`` to speak.
+    """
+
+    SINK = "spare"
+    MIC = "spare_mic"
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.socket = folder / "native"
+        self.mic_fifo = folder / "mic.fifo"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "PULSE_SERVER": f"unix:{self.socket}", "PULSE_SINK": self.SINK,
+                "PULSE_SOURCE": self.MIC}
+
+    def start(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.socket.unlink(missing_ok=True)
+        self.mic_fifo.unlink(missing_ok=True)  # module-pipe-source will not take an old one
+        env = {**os.environ, "PULSE_RUNTIME_PATH": str(self.folder), "PULSE_STATE_PATH": str(self.folder)}
+        env.pop("PULSE_SERVER", None)
+        self.process = subprocess.Popen(
+            ["pulseaudio", "-n", "--daemonize=no", "--use-pid-file=no", "--exit-idle-time=-1",
+             f"--load=module-native-protocol-unix socket={self.socket}",
+             f"--load=module-null-sink sink_name={self.SINK}",
+             f"--load=module-pipe-source source_name={self.MIC} file={self.mic_fifo} format=s16le "
+             f"rate={RATE} channels=1"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 10
+        while subprocess.run(["pactl", "info"], env=self.env(), capture_output=True, timeout=5).returncode:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                error = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise AudioEnvError(f"a second PulseAudio did not start: {error.strip() or 'timeout'}")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+            self.process = None
+
+    @contextlib.contextmanager
+    def use(self) -> Iterator[None]:
+        previous = os.environ.get("PULSE_SERVER")
+        os.environ["PULSE_SERVER"] = f"unix:{self.socket}"
+        try:
+            yield
+        finally:
+            if previous is None:
+                os.environ.pop("PULSE_SERVER", None)
+            else:
+                os.environ["PULSE_SERVER"] = previous
+
+
 class Recorder:
     """Records a PulseAudio source (a sink's ``.monitor``) at 16 kHz mono while running."""
 

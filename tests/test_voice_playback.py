@@ -236,3 +236,57 @@ def test_device_refusing_everything_is_named(monkeypatch: pytest.MonkeyPatch) ->
                         lambda: fake_sounddevice({22050, 44100, 48000}))
     with pytest.raises(AudioUnavailable, match="refused every format"):
         DeviceSink.open("usb", 22050)
+
+
+def test_keep_trying_waits_for_the_speaker_and_says_the_whole_answer_again(
+        voices: Voices, monkeypatch: pytest.MonkeyPatch) -> None:
+    announcer, broken, lines, reports = make(voices, fail_after=1)
+    announcer._device = ("usb speaker", 22050)  # as if opened from config
+    tries: list[str] = []
+    fresh = MemorySink(22050)
+
+    def reopen(query: str, rate: int, problems: list[str] | None = None) -> MemorySink:
+        tries.append(query)
+        if len(tries) < 3:
+            raise AudioUnavailable("no audio output device found.")
+        return fresh
+
+    monkeypatch.setattr(DeviceSink, "open", staticmethod(reopen))
+    rescans: list[int] = []
+    announcer.keep_trying(0.01, before_reopen=lambda: rescans.append(1))
+    outputs = [Say("VIRUS", "Code 0 1."), Say("VIRUS", "Code 0 2."), Say("VIRUS", "Code 1 1.")]
+    announcer.announce(outputs)
+    assert lines == [o.line() for o in outputs]  # each line once, although its sound came twice
+    assert len(tries) == 3 and len(rescans) == 3
+    assert len(reports) == 2
+    assert "speaker is not working (device unplugged)" in reports[0] and "the game waits" in reports[0]
+    assert reports[1] == "the speaker works again; repeating what was not heard."
+    assert broken.closed and announcer.sink is fresh
+    assert len(fresh.utterances[-1]) == 3  # the whole answer, from its first sentence
+    assert not announcer.speaking.is_speaking()
+
+
+def test_keep_trying_opens_a_released_output_quietly(voices: Voices, monkeypatch: pytest.MonkeyPatch) -> None:
+    announcer, first, lines, reports = make(voices)
+    announcer._device = ("", 22050)
+    announcer.keep_trying(0.01)
+    second = MemorySink(22050)
+    monkeypatch.setattr(DeviceSink, "open", staticmethod(lambda query, rate, problems=None: second))
+    announcer.release_output()
+    assert first.closed and announcer.sink is None
+    announcer.announce([Say("BSAT1", "Shields are up.")])
+    assert reports == [] and lines == ["BSAT1: Shields are up."]
+    assert announcer.sink is second and len(second.utterances) == 1
+
+
+def test_closing_ends_the_wait_for_a_speaker(voices: Voices, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    announcer, _, lines, reports = make(voices, fail_after=0)
+    announcer._device = ("", 22050)
+    announcer.keep_trying(0.05)
+    monkeypatch.setattr(DeviceSink, "open", staticmethod(
+        lambda query, rate, problems=None: (_ for _ in ()).throw(AudioUnavailable("gone"))))
+    threading.Timer(0.3, announcer._stop_waiting.set).start()
+    announcer.announce([Say("VIRUS", "Code 2 2.")])
+    assert lines == ["VIRUS: Code 2 2."] and len(reports) == 1

@@ -73,6 +73,9 @@ class LiveLoop:
     log: Callable[[str], Any] = field(default=lambda message: print(message, file=sys.stderr, flush=True))
     #: (event, seconds from end of the block that completed it) for the latency benchmark.
     on_action: Callable[[Command, bool], Any] | None = None
+    #: Called before retrying a microphone that failed (hands-free play closes the speaker
+    #: and has PortAudio list the devices again, so a microphone plugged back in is found).
+    rescan: Callable[[], None] | None = None
     presses: list[Press] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _mic_problem: str = ""
@@ -118,12 +121,20 @@ class LiveLoop:
     # ----------------------------------------------------------------- devices
 
     def _mic_ready(self) -> bool:
-        if self.mic.alive() and time.monotonic() - self._last_block_at < self.settings.silent_mic_seconds:
+        # A stream that gives no audio for a while is dead (an unplugged device often stays
+        # "active"); the time the assistant spent talking, when nothing was read, does not count.
+        heard_at = max(self._last_block_at, self.speaking.ended_at)
+        if self.mic.alive() and time.monotonic() - heard_at < self.settings.silent_mic_seconds:
             return True
         if self.mic.alive() and self._last_block_at == 0.0:
             self._last_block_at = time.monotonic()
             return True
         self.mic.close()
+        if self._mic_problem and self.rescan is not None:
+            try:
+                self.rescan()
+            except Exception as error:  # the next try goes on without a fresh device list
+                self.log(f"microphone: could not refresh the device list: {error}")
         try:
             self.mic.open()
         except MicrophoneError as error:

@@ -133,8 +133,9 @@ class Microphone:
             self.stream, self.device_name, self.rate = stream, name, rate
             self._resampler = StreamResampler(rate)
             return
-        raise MicrophoneError(f"The microphone {name!r} would not open ({last_error}). It may be in use by "
-                              "another program; close that program, or choose another device.")
+        raise MicrophoneError(f"The microphone {name!r} would not open ({last_error}). It may be unplugged, "
+                              "or in use by another program; plug it in, close that program, or choose another "
+                              "device.")
 
     def _callback(self, data: Any, frames: int, time_info: Any, status: Any) -> None:
         if status:

@@ -45,6 +45,7 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
     from assistant.hearing import HearingSettings, choose, open_ear
     from assistant.hearing.vosk_engine import ModelError
     from assistant.voice.announcer import SpokenAnnouncer
+    from assistant.voice.playback import rescan_devices
 
     hearing = HearingSettings.from_config(config)
     choice = choose(hearing)
@@ -59,6 +60,15 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
         print(f"config: {problem}", file=sys.stderr)
     config.problems.clear()
     announcer = SpokenAnnouncer.from_config(config, echo=True, game=game, settings=settings)
+    mic = Microphone(config.get("live.input_device", ""), loop_settings.block_seconds)
+
+    def rescan() -> None:
+        # PortAudio lists devices only when it starts; restarting it needs every stream closed.
+        mic.close()
+        announcer.release_output()
+        rescan_devices()
+
+    announcer.keep_trying(loop_settings.retry_seconds, before_reopen=rescan)  # nobody reads a screen
     unfinished = None if new else find_unfinished(folder, game)
     if unfinished is not None:
         session = Session.resume(unfinished, announcer, idle)
@@ -73,7 +83,6 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
         warn(f"{error} Using PocketSphinx instead.")
         ear = open_ear(hearing, session.sentences, session.allowed_intents(), "pocketsphinx", warn=warn)
     print(f"hearing: {choice.note}", file=sys.stderr, flush=True)
-    mic = Microphone(config.get("live.input_device", ""), loop_settings.block_seconds)
     if keypad is not None:
         try:
             keypad.start(lambda button: None)
@@ -87,7 +96,7 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
     else:
         session.start()
     announcer.follow(session)  # BSat1 glitches more as the countdown runs out
-    loop = LiveLoop(session, ear, mic, announcer.speaking, keypad, loop_settings)
+    loop = LiveLoop(session, ear, mic, announcer.speaking, keypad, loop_settings, rescan=rescan)
     try:
         loop.run()
     except KeyboardInterrupt:

@@ -8,7 +8,9 @@ tail after ``speaking.ended_at``.
 A producer thread fetches or synthesizes sentence after sentence while the calling thread
 plays them, so a long answer starts after its first sentence. Anything that goes wrong
 with sound (no device, a voice that will not load) is said once on stderr and the game
-goes on in text.
+goes on in text; or, with ``keep_trying`` (hands-free play, where nobody reads a screen),
+a missing or unplugged speaker is retried while the game waits, and the answer that was
+not heard is said again from its start once the speaker is back.
 """
 
 from __future__ import annotations
@@ -114,6 +116,14 @@ class SpokenAnnouncer:
         self.last = Timing()
         self._prepare_stop: threading.Event | None = None
         self._reported: set[str] = set()
+        self._open_error: str | None = None
+        self._device: tuple[str, int] | None = None  # (name query, preferred rate) of the output
+        #: Seconds between tries to reopen a missing speaker; None: go on in text instead.
+        self.retry_seconds: float | None = None
+        #: Called before each reopening try (hands-free play closes the microphone and has
+        #: PortAudio list the devices again, so a speaker plugged back in is found).
+        self.before_reopen: Callable[[], None] | None = None
+        self._stop_waiting = threading.Event()
 
     # ----------------------------------------------------------------- creation
 
@@ -146,15 +156,16 @@ class SpokenAnnouncer:
 
     def _open_device(self, query: str, rate: int) -> None:
         """Open the output in the background (the first PulseAudio stream can take a second)."""
+        self._device = (query, rate)
 
         def open_device() -> None:
             try:
                 self._sink = DeviceSink.open(query, rate, self._sink_problems)
             except AudioUnavailable as error:
-                self._sink_problems.append(f"{error} Speech is off; the game goes on in text.")
+                self._open_error = str(error)
             except Exception as error:  # PortAudio errors of a device that is there but broken
-                self._sink_problems.append(f"cannot open the audio output ({error}). Speech is off; "
-                                           "the game goes on in text. `assistant doctor` lists the devices.")
+                self._open_error = (f"cannot open the audio output ({error}). `assistant doctor` lists "
+                                    "the devices.")
 
         self._opening = threading.Thread(target=open_device, name="voice-device", daemon=True)
         self._opening.start()
@@ -167,6 +178,8 @@ class SpokenAnnouncer:
             self._opening = None
             for problem in self._sink_problems:
                 self._report(problem)
+            if self._open_error is not None and self.retry_seconds is None:
+                self._report(f"{self._open_error} Speech is off; the game goes on in text.")
         return self._sink
 
     @sink.setter
@@ -190,8 +203,24 @@ class SpokenAnnouncer:
         """Take urgency from the session's game countdown (``remaining_ms`` / ``limit_ms``)."""
         self.urgency = lambda: countdown_urgency(session.game)
 
+    def keep_trying(self, retry_seconds: float, before_reopen: Callable[[], None] | None = None) -> None:
+        """From now on a missing or failing speaker is retried every ``retry_seconds`` while
+        ``announce`` waits (and the game with it), instead of going on in text."""
+        self.retry_seconds = retry_seconds
+        self.before_reopen = before_reopen
+
+    def release_output(self) -> None:
+        """Close the output stream; the next answer opens it again (used before PortAudio
+        lists the devices again, which needs every stream closed)."""
+        if self._opening is not None:
+            _ = self.sink
+        if self._sink is not None and self._device is not None:
+            self._sink.close()
+            self._sink = None
+
     def close(self) -> None:
         """Stop background rendering, wait for it, and close the output device."""
+        self._stop_waiting.set()
         if self._prepare_stop is not None:
             self._prepare_stop.set()
         if self.voices is not None:
@@ -208,46 +237,97 @@ class SpokenAnnouncer:
             return
         timing = Timing(called_at=time.monotonic())
         self.last = timing
-        if self.voices is None or (self._opening is None and self._sink is None):
+        no_device = self._opening is None and self._sink is None
+        if self.voices is None or (no_device and (self.retry_seconds is None or self._device is None)):
             for output in items:
                 self._echo(output)
             return
-        chunks: queue.Queue[Any] = queue.Queue(maxsize=64)
-        producer = threading.Thread(target=self._produce, args=(items, chunks, timing), daemon=True)
-        printed = 0
+        printed = [0]
         self.speaking.begin()
         try:
-            producer.start()
-            if self.sink is not None:
-                self.sink.begin()
+            while True:
+                error = self._play(items, timing, printed)
+                if error is None or not self._recover(error):
+                    break
+        finally:
+            self.speaking.end()
+            timing.finished_at = time.monotonic()
+            while printed[0] < len(items):
+                self._echo(items[printed[0]])
+                printed[0] += 1
+
+    def _play(self, items: list[Output], timing: Timing, printed: list[int]) -> BaseException | None:
+        """Play the items once through the sink; the first sound error, or None. Lines are
+        printed as their audio starts (``printed`` counts them across replays)."""
+        sink = self.sink
+        if sink is None and self.retry_seconds is not None and self._device is not None:
+            try:  # missing at start, or released for a device rescan: open it now
+                sink = self._sink = DeviceSink.open(*self._device)
+            except Exception as error:
+                return error
+            self._open_error = None
+        chunks: queue.Queue[Any] = queue.Queue(maxsize=64)
+        producer = threading.Thread(target=self._produce, args=(items, chunks, timing), daemon=True)
+        failed: BaseException | None = None
+        producer.start()
+        try:
+            if sink is not None:
+                try:
+                    sink.begin()
+                except Exception as error:
+                    failed = error
             while True:
                 item = chunks.get()
                 if item is _DONE:
                     break
                 index, audio, rate = item
-                while printed <= index:
-                    self._echo(items[printed])
-                    printed += 1
-                if self.sink is None:
-                    continue
+                while printed[0] <= index:
+                    self._echo(items[printed[0]])
+                    printed[0] += 1
+                if sink is None or failed is not None:
+                    continue  # let the producer finish
                 if timing.first_audio_at is None and index >= 0:
                     timing.first_audio_at = time.monotonic()
                 try:
-                    self.sink.write(audio, rate)
+                    sink.write(audio, rate)
                 except Exception as error:
-                    self._sound_failed(error)
-            if self.sink is not None:
+                    failed = error
+            if sink is not None and failed is None:
                 try:
-                    self.sink.end()
+                    sink.end()
                 except Exception as error:
-                    self._sound_failed(error)
+                    failed = error
         finally:
             producer.join()
-            self.speaking.end()
-            timing.finished_at = time.monotonic()
-            while printed < len(items):
-                self._echo(items[printed])
-                printed += 1
+        return failed
+
+    def _recover(self, error: BaseException) -> bool:
+        """After a sound error: go on in text (False), or wait for the speaker to work again
+        and say so (True: play the answer again)."""
+        if self.retry_seconds is None or self._device is None:
+            self._sound_failed(error)
+            return False
+        if self._sink is not None:
+            self._sink.close()
+            self._sink = None
+        query, rate = self._device
+        problem = str(error) or type(error).__name__
+        self._report(f"the speaker is not working ({problem}). Check that it is plugged in and switched on; "
+                     f"I will try again every {self.retry_seconds:g} s, and the game waits.")
+        while not self._stop_waiting.wait(self.retry_seconds):
+            if self.before_reopen is not None:
+                try:
+                    self.before_reopen()
+                except Exception as hook_error:  # a failing hook must not end the waiting
+                    self._report_once(f"could not refresh the device list: {hook_error}")
+            try:
+                self._sink = DeviceSink.open(query, rate)
+            except Exception:  # still missing or busy: try again
+                continue
+            self._open_error = None
+            self._report("the speaker works again; repeating what was not heard.")
+            return True
+        return False
 
     def _produce(self, items: list[Output], chunks: queue.Queue[Any], timing: Timing) -> None:
         voices = self.voices

@@ -81,6 +81,15 @@ def import_sounddevice() -> Any:
     return sounddevice
 
 
+def rescan_devices() -> None:
+    """Have PortAudio list the audio devices again, so one plugged in (or an audio server
+    started) since it was first asked is found. PortAudio only lists devices when it starts;
+    restarting it closes every stream, so the caller closes its streams first."""
+    sd = import_sounddevice()
+    sd._terminate()
+    sd._initialize()
+
+
 def find_output(query: str) -> tuple[int | None, str, list[str]]:
     """(device index or None for the default, its name, problems) for a name substring."""
     sd = import_sounddevice()

@@ -1,0 +1,78 @@
+"""Hands-free play survives its devices going away: the microphone and the speaker (a
+PulseAudio server of their own, killed mid-game and started again) are reported, retried,
+and the game goes on where it was, with nothing lost and no game time spent meanwhile.
+
+Needs PulseAudio (the Debian packages test.sh installs); without it these tests FAIL.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.audio_env import Recorder, SecondServer
+from tests.test_live_e2e import Lines, MicFeeder, piper_clip, wait_quiet
+
+pytestmark = pytest.mark.audio
+
+
+def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
+    server = SecondServer(tmp_path / "pulse")
+    config = tmp_path / "config.yaml"
+    config.write_text("recognizer: pocketsphinx\nkeypad: {source: none}\nvoice: {render_at_start: false}\n"
+                      "live: {retry_seconds: 0.5}\n", encoding="utf-8")
+    skill = piper_clip("skill zero")
+    errors = tmp_path / "stderr.txt"
+    server.start()
+    feeder = MicFeeder(server.mic_fifo)
+    feeder.thread.start()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus", "--seed", "3",
+         "--new"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors.open("w"), text=True,
+        env={**server.env(), "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
+    out = Lines(proc.stdout)
+    try:
+        out.wait_for("BSAT1: Enter skill.")
+        time.sleep(2)  # it listens
+        # Both devices go away (the audio server dies), then come back.
+        feeder.stop.set()
+        feeder.thread.join(timeout=5)
+        server.kill()
+        deadline = time.monotonic() + 30
+        while "microphone:" not in errors.read_text():
+            assert time.monotonic() < deadline, "the lost microphone was never reported"
+            time.sleep(0.2)
+        time.sleep(2)
+        # It said so (into a dead speaker, so that waits too), and took nothing as input.
+        assert out.lines == ["BSAT1: Enter skill.", "BSAT1: I cannot hear you. Check the microphone; the game waits."]
+        server.start()
+        feeder = MicFeeder(server.mic_fifo)
+        feeder.thread.start()
+        with server.use(), Recorder(f"{SecondServer.SINK}.monitor") as recorder:
+            out.wait_for("BSAT1: I can hear you again.", timeout=40)
+            wait_quiet(recorder, 0)
+            # The game goes on where it was: still the skill question.
+            for _ in range(3):
+                feeder.say(skill)
+                try:
+                    out.wait_for("BSAT1: Red, enter secret code.", timeout=20)
+                    break
+                except AssertionError:
+                    continue
+            out.wait_for("BSAT1: Red, enter secret code.", timeout=1)
+    except AssertionError as failure:
+        raise AssertionError(f"{failure}\nassistant's stderr:\n{errors.read_text()}") from None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        feeder.stop.set()
+        server.kill()
+    report = errors.read_text()
+    assert "I will keep trying; the game waits." in report
+    assert "the speaker is not working" in report and "the speaker works again" in report
+    assert "microphone: working again." in report
+    assert out.lines.count("BSAT1: Enter skill.") == 1
