@@ -147,9 +147,9 @@ class Session:
         self.announcer.announce(self.game.start())
         self._check_over()
 
-    def resumed(self) -> None:
-        """Tell the table where things stand after a resume."""
-        self.say("Game resumed.")
+    def resumed(self, note: str = "") -> None:
+        """Tell the table where things stand after a resume (``note``: what else to say first)."""
+        self.say(f"Game resumed. {note}".strip())
         self.announcer.announce(self.game.handle(Command("repeat")))
 
     # ------------------------------------------------------------------ inputs

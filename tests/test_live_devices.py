@@ -70,9 +70,54 @@ def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(timeout=20)
         feeder.stop.set()
+        feeder.thread.join(timeout=5)
         server.kill()
     report = errors.read_text()
     assert "I will keep trying; the game waits." in report
     assert "the speaker is not working" in report and "the speaker works again" in report
     assert "microphone: working again." in report
     assert out.lines.count("BSAT1: Enter skill.") == 1
+
+
+def test_a_pulled_plug_resumes_by_itself(tmp_path: Path) -> None:
+    """Hands-free, nobody reads a screen: after kill -9 the next start goes on with the same game."""
+    server = SecondServer(tmp_path / "pulse")
+    config = tmp_path / "config.yaml"
+    config.write_text("recognizer: pocketsphinx\nkeypad: {source: none}\nvoice: {render_at_start: false}\n",
+                      encoding="utf-8")
+    env = {**server.env(), "ASSISTANT_STATE_DIR": str(tmp_path / "state")}
+    command = [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus"]
+    server.start()
+    feeder = MicFeeder(server.mic_fifo)
+    feeder.thread.start()
+    first = subprocess.Popen(command + ["--seed", "5", "--new"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, env=env)
+    second: subprocess.Popen[str] | None = None
+    try:
+        out = Lines(first.stdout)
+        out.wait_for("BSAT1: Enter skill.")
+        skill = piper_clip("skill one")
+        for _ in range(3):
+            feeder.say(skill)
+            try:
+                out.wait_for("BSAT1: Red, enter secret code.", timeout=20)
+                break
+            except AssertionError:
+                continue
+        out.wait_for("BSAT1: Red, enter secret code.", timeout=1)
+        first.kill()  # the plug is pulled
+        first.wait(timeout=10)
+        second = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, env=env)
+        again = Lines(second.stdout)
+        again.wait_for("BSAT1: Game resumed. Say new game to start over.")
+        again.wait_for("BSAT1: Red, enter secret code.", timeout=20)
+        assert "BSAT1: Enter skill." not in again.lines
+    finally:
+        for process in (first, second):
+            if process is not None and process.poll() is None:
+                process.terminate()
+                process.wait(timeout=20)
+        feeder.stop.set()
+        feeder.thread.join(timeout=5)
+        server.kill()

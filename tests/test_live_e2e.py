@@ -57,24 +57,28 @@ class MicFeeder:
 
     def _run(self) -> None:
         step = RATE // 20
-        with open(self.fifo, "wb", buffering=0) as out:
-            start = time.monotonic()
-            sent = 0
-            pending = np.zeros(0, dtype=np.int16)
-            while not self.stop.is_set():
-                if len(pending) == 0:
-                    try:
-                        pending = self.clips.get_nowait()
-                        self.started.put(start + sent / RATE)  # when its first sample goes in
-                    except queue.Empty:
-                        pending = np.zeros(step, dtype=np.int16)
-                chunk, pending = pending[:step], pending[step:]
-                noise = np.random.default_rng(sent).normal(0, 8, len(chunk))  # a quiet room is never silent
-                out.write(np.clip(chunk + noise, -32768, 32767).astype("<i2").tobytes())
-                sent += len(chunk)
-                delay = start + sent / RATE - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
+        start = time.monotonic()
+        sent = 0
+        pending = np.zeros(0, dtype=np.int16)
+        while not self.stop.is_set():
+            try:
+                with open(self.fifo, "wb", buffering=0) as out:
+                    while not self.stop.is_set():
+                        if len(pending) == 0:
+                            try:
+                                pending = self.clips.get_nowait()
+                                self.started.put(start + sent / RATE)  # when its first sample goes in
+                            except queue.Empty:
+                                pending = np.zeros(step, dtype=np.int16)
+                        chunk, pending = pending[:step], pending[step:]
+                        noise = np.random.default_rng(sent).normal(0, 8, len(chunk))  # a room is never silent
+                        out.write(np.clip(chunk + noise, -32768, 32767).astype("<i2").tobytes())
+                        sent += len(chunk)
+                        delay = start + sent / RATE - time.monotonic()
+                        if delay > 0:
+                            time.sleep(delay)
+            except BrokenPipeError:  # PulseAudio let go of an idle microphone: open it again
+                time.sleep(0.05)
 
     def say(self, clip: Int16) -> None:
         self.clips.put(np.concatenate([clip, np.zeros(RATE // 2, dtype=np.int16)]))

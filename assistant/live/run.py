@@ -92,7 +92,7 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
                   file=sys.stderr)
             keypad = None
     if unfinished is not None:
-        session.resumed()
+        session.resumed("Say new game to start over.")  # resumed by itself: nobody was asked
     else:
         session.start()
     announcer.follow(session)  # BSat1 glitches more as the countdown runs out
