@@ -39,7 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     transcribe.add_argument("--game", default="omega-virus", choices=list(GAMES))
     transcribe.add_argument("--json", action="store_true")
 
-    sub.add_parser("setup", help="download the speech model and prepare the voices")
+    setup = sub.add_parser("setup", help="download the speech model and prepare the voices")
+    setup.add_argument("--skip-model", action="store_true", help="do not download the Vosk model")
+    setup.add_argument("--skip-voices", action="store_true", help="do not render the voice cache")
     sub.add_parser("doctor", help="check audio devices, recognizer and voices")
     return parser
 

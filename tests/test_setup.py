@@ -222,3 +222,19 @@ def test_a_differently_named_top_folder_is_installed_under_the_configured_name(t
     archive.write_bytes(model_zip(name="vosk-model-other"))
     assert unpack(archive, tmp_path / "models", DEFAULT_MODEL) == tmp_path / "models" / DEFAULT_MODEL
     assert is_model(tmp_path / "models" / DEFAULT_MODEL)
+
+
+def test_setup_through_the_command_line(server: Server, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    sha = hashlib.sha256(server.data).hexdigest()
+    config = tmp_path / "config.yaml"
+    config.write_text(f"hearing:\n  models_dir: {tmp_path / 'models'}\n  vosk_url: {server.url}\n"
+                      f"  vosk_sha256: {sha}\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "setup", "--skip-voices"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"Speech model: Vosk is ready at {tmp_path / 'models' / DEFAULT_MODEL}." in done.stdout
+    assert "100%" in done.stdout  # progress, every 10 % when not on a terminal
+    assert is_model(tmp_path / "models" / DEFAULT_MODEL)
