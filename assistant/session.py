@@ -29,6 +29,16 @@ SESSION_INTENTS = frozenset({"help", "pause", "resume", "new_game", "yes", "no",
 PAUSED_INTENTS = frozenset({"help", "resume", "new_game", "yes", "no"})
 #: Seconds of game time gathered before they are written to the journal.
 JOURNAL_EVERY_S = 2.0
+#: What the driver (and the live loop) say in every game, word for word, so that
+#: `assistant setup` renders them ahead of play (tests check each is said somewhere).
+SESSION_PHRASES = (
+    "Game resumed.", "Game resumed. Say new game to start over.", "The game is paused. Say resume to go on.",
+    "Say yes to start a new game, or no to carry on.", "Say again?", "The game is already paused. Say resume to go on.",
+    "Game paused. The clock is stopped. Say resume to go on.", "The game is not paused.", "Resuming.",
+    "Start a new game? This one will be lost. Say yes or no.", "Carrying on.", "Undo is not available in this game.",
+    "There is nothing to undo.", "Undone.", "I cannot hear you. Check the microphone; the game waits.",
+    "I can hear you again.",
+)
 
 
 class Announcer(Protocol):

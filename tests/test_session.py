@@ -129,3 +129,21 @@ def test_not_understood_and_not_allowed_change_nothing(tmp_path: Path) -> None:
     assert out[-2].startswith("BSAT1: Say again? You can say: code one two")
     assert out[-1] == "BSAT1: Red, enter your secret code on the keypad, or say skip."
     assert session.game.handle(Command("repeat"))[0].line() == "BSAT1: Red, enter secret code."
+
+
+def test_session_phrases_are_what_the_driver_says() -> None:
+    """Every listed phrase is said word for word by the driver or the live loop (so the voice
+    cache holds real sentences), and the voice cache preparation includes them."""
+    from assistant import session
+    from assistant.config import Config
+    from assistant.voice.prepare import game_phrases
+
+    root = Path(session.__file__).parent
+    source = (root / "session.py").read_text() + (root / "live" / "run.py").read_text() + \
+        (root / "live" / "loop.py").read_text()
+    said = source.replace(" {note}\".strip()", "\"")  # resumed() without and with its note
+    for phrase in session.SESSION_PHRASES:
+        first = phrase.split(". ")[0] if phrase.startswith("Game resumed. Say new") else phrase
+        assert f'"{first}' in said, phrase
+    texts = {p.text for p in game_phrases("omega-virus", Config.from_text(""))}
+    assert set(session.SESSION_PHRASES) <= texts
