@@ -15,9 +15,21 @@ from pathlib import Path
 import pytest
 
 from tests.audio_env import Recorder, SecondServer
-from tests.test_live_e2e import Lines, MicFeeder, piper_clip, wait_quiet
+from tests.test_live_e2e import Int16, Lines, MicFeeder, piper_clip, wait_quiet
 
 pytestmark = pytest.mark.audio
+
+
+def say_until(feeder: MicFeeder, clip: Int16, out: Lines, line: str, tries: int = 3) -> None:
+    """Say ``clip`` until ``line`` is printed (a misheard command is said again, as players do)."""
+    for _ in range(tries):
+        feeder.say(clip)
+        try:
+            out.wait_for(line, timeout=20)
+            return
+        except AssertionError:
+            continue
+    raise AssertionError(f"never printed {line!r} after saying it {tries} times; printed: {out.lines}")
 
 
 def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
@@ -56,14 +68,7 @@ def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
             out.wait_for("BSAT1: I can hear you again.", timeout=40)
             wait_quiet(recorder, 0)
             # The game goes on where it was: still the skill question.
-            for _ in range(3):
-                feeder.say(skill)
-                try:
-                    out.wait_for("BSAT1: Red, enter secret code.", timeout=20)
-                    break
-                except AssertionError:
-                    continue
-            out.wait_for("BSAT1: Red, enter secret code.", timeout=1)
+            say_until(feeder, skill, out, "BSAT1: Red, enter secret code.")
     except AssertionError as failure:
         raise AssertionError(f"{failure}\nassistant's stderr:\n{errors.read_text()}") from None
     finally:
@@ -97,14 +102,7 @@ def test_a_pulled_plug_resumes_by_itself(tmp_path: Path) -> None:
         out = Lines(first.stdout)
         out.wait_for("BSAT1: Enter skill.")
         skill = piper_clip("skill one")
-        for _ in range(3):
-            feeder.say(skill)
-            try:
-                out.wait_for("BSAT1: Red, enter secret code.", timeout=20)
-                break
-            except AssertionError:
-                continue
-        out.wait_for("BSAT1: Red, enter secret code.", timeout=1)
+        say_until(feeder, skill, out, "BSAT1: Red, enter secret code.")
         first.kill()  # the plug is pulled
         first.wait(timeout=10)
         second = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
