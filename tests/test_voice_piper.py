@@ -151,13 +151,14 @@ def test_prepare_renders_each_game_once(voices: Voices, monkeypatch: pytest.Monk
     monkeypatch.setitem(sys.modules, "voice_test_game", game)
     monkeypatch.setitem(GAMES, "test-game", "voice_test_game")
     monkeypatch.setitem(GAMES, "unwritten-game", "assistant.games.voice_test_not_written")
+    monkeypatch.setattr("assistant.session.SESSION_PHRASES", ("Say again?",))  # the driver's own, too
     config = Config.from_text(f"voice: {{cache_dir: {tmp_path}}}\n")
     summary = prepare_voice_cache(config, ["test-game", "unwritten-game"])
-    assert "3 sentences for test-game (3 rendered now, 0 already cached)" in summary
+    assert "4 sentences for test-game (4 rendered now, 0 already cached)" in summary
     assert "Skipped: unwritten-game (No module named" in summary
-    assert len(list(tmp_path.glob("*.wav"))) == 3
+    assert len(list(tmp_path.glob("*.wav"))) == 4
     again = prepare_voice_cache(config, ["test-game"])
-    assert "(0 rendered now, 3 already cached)" in again
+    assert "(0 rendered now, 4 already cached)" in again
 
 
 def test_starting_a_game_renders_its_phrases_in_the_background(monkeypatch: pytest.MonkeyPatch,
