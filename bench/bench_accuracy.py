@@ -75,7 +75,7 @@ def run_engine(engine: str, settings: HearingSettings, sentences: SentenceSet,
                clips: Sequence[tuple[str, str, Speaker, Command | None, np.ndarray]],
                verbose: bool) -> None:
     try:
-        ear = open_ear(settings, sentences, engine=engine)
+        ear = open_ear(settings, sentences, engine=engine, fallback=False)  # each engine itself, or none
     except ModelError as error:
         print(f"\n{engine}: not available here ({error})")
         return

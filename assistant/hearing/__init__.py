@@ -115,14 +115,16 @@ def open_recognizer(settings: HearingSettings, engine: str | None = None) -> Rec
 
 
 def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterable[str] | None = None,
-             engine: str | None = None, warn: Callable[[str], object] | None = None) -> Ear:
+             engine: str | None = None, warn: Callable[[str], object] | None = None,
+             fallback: bool = True) -> Ear:
     """An Ear on the chosen recognizer. Under ``recognizer: auto`` a Vosk model that will not
-    load falls back to PocketSphinx (``warn`` hears why); a Vosk chosen by name raises ModelError.
-    ``warn`` is also told about any command words the model cannot hear."""
+    load falls back to PocketSphinx (``warn`` hears why) unless ``fallback`` is False; a Vosk
+    chosen by name raises ModelError. ``warn`` is also told about any command words the model
+    cannot hear."""
     try:
         recognizer = open_recognizer(settings, engine)
     except ModelError as error:
-        if settings.recognizer != "auto" or engine not in (None, "vosk"):
+        if not fallback or settings.recognizer != "auto" or engine not in (None, "vosk"):
             raise
         if warn is not None:
             warn(f"{error} Using PocketSphinx instead.")
