@@ -85,7 +85,9 @@ def _measure(mic: Path, trials: int, warm_up: int) -> dict[bool, list[float]]:
     finally:
         stop.set()
         feeder.stop.set()
-        worker.join(timeout=5)
+        # PortAudio streams must not be closed from two threads at once: let the loop finish
+        # its last answer and close the microphone before the speaker is closed here.
+        worker.join()
         announcer.close()
     return results
 
