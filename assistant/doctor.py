@@ -68,8 +68,8 @@ def doctor_main(args: argparse.Namespace, config: Config) -> int:
         if source == "evdev":
             from assistant.live.keypad import EvdevKeypad
 
-            device = EvdevKeypad.find(config.get("keypad.device", "keypad"))
-            return f"evdev device {device.name!r}"
+            path, name = EvdevKeypad(config.get("keypad.device", "keypad")).find()
+            return f"input device {name!r} ({path})"
         if source == "fifo":
             return f"named pipe {config.get('keypad.fifo', '/tmp/omega-keypad')}"
         if source == "none":

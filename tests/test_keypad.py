@@ -6,7 +6,9 @@ import os
 import time
 from pathlib import Path
 
-from assistant.live.keypad import CharKeypad, EvdevKeypad, KeypadError, PressQueue
+import pytest
+
+from assistant.live.keypad import EV_KEY, INPUT_EVENT, KEY_CODES, CharKeypad, EvdevKeypad, KeypadError, PressQueue
 
 
 def wait_for(presses: PressQueue, n: int) -> list[str]:
@@ -36,11 +38,77 @@ def test_fifo_keypad_maps_keys_and_ignores_others(tmp_path: Path) -> None:
         keypad.stop()
 
 
-def test_evdev_keypad_says_what_to_do_when_it_cannot_open() -> None:
+def fake_input(tmp_path: Path, devices: dict[str, str]) -> tuple[Path, Path]:
+    """A /sys/class/input and /dev/input of our own: event nodes are named pipes."""
+    sys_root, dev_root = tmp_path / "sys", tmp_path / "dev"
+    dev_root.mkdir()
+    for node, name in devices.items():
+        (sys_root / node / "device").mkdir(parents=True)
+        (sys_root / node / "device" / "name").write_text(name + "\n")
+        os.mkfifo(dev_root / node)
+    return sys_root, dev_root
+
+
+def event(kind: int, code: int, value: int) -> bytes:
+    return INPUT_EVENT.pack(1_700_000_000, 0, kind, code, value)
+
+
+def test_evdev_keypad_reads_key_presses_from_the_named_device(tmp_path: Path) -> None:
+    sys_root, dev_root = fake_input(tmp_path, {"event0": "AT Translated Set 2 keyboard",
+                                               "event4": "SEM USB Numeric Keypad"})
+    keypad = EvdevKeypad("numeric", sys_root=sys_root, dev_root=dev_root)
+    assert keypad.find() == (dev_root / "event4", "SEM USB Numeric Keypad")
+    presses = PressQueue()
+    keypad.start(presses)
     try:
-        EvdevKeypad.find("numeric keypad")
-    except KeypadError as error:
-        message = str(error)
-        assert "pip install evdev" in message or "input group" in message or "No input device" in message
-    else:  # pragma: no cover - only on a machine with such a device
-        pass
+        fd = os.open(dev_root / "event4", os.O_WRONLY)
+        kp1, kp2, kpdot, kp0, a_key = KEY_CODES["KEY_KP1"], KEY_CODES["KEY_KP2"], KEY_CODES["KEY_KPDOT"], \
+            KEY_CODES["KEY_KP0"], 30
+        stream = b"".join([
+            event(4, 4, 458841), event(EV_KEY, kp1, 1), event(0, 0, 0),   # scan code, press, sync
+            event(EV_KEY, kp1, 2), event(EV_KEY, kp1, 0),                  # auto-repeat and release: no press
+            event(EV_KEY, a_key, 1),                                       # a key that is no button
+            event(EV_KEY, kp2, 1), event(EV_KEY, kpdot, 1), event(EV_KEY, kp0, 1)])
+        os.write(fd, stream[:37])  # events may arrive cut anywhere
+        time.sleep(0.1)
+        os.write(fd, stream[37:])
+        os.close(fd)
+        assert wait_for(presses, 4) == ["1", "2", "R", "0"]
+    finally:
+        keypad.stop()
+
+
+def test_evdev_keys_can_be_mapped(tmp_path: Path) -> None:
+    sys_root, dev_root = fake_input(tmp_path, {"event2": "Keypad"})
+    keypad = EvdevKeypad("keypad", {"KEY_KP7": "0", "KEY_KPENTER": "R"}, sys_root=sys_root, dev_root=dev_root)
+    presses = PressQueue()
+    keypad.start(presses)
+    try:
+        fd = os.open(dev_root / "event2", os.O_WRONLY)
+        os.write(fd, event(EV_KEY, KEY_CODES["KEY_KP0"], 1) + event(EV_KEY, KEY_CODES["KEY_KP7"], 1)
+                 + event(EV_KEY, KEY_CODES["KEY_KPENTER"], 1))
+        os.close(fd)
+        assert wait_for(presses, 2) == ["0", "R"]
+    finally:
+        keypad.stop()
+
+
+def test_evdev_keypad_says_what_to_do_when_it_cannot_open(tmp_path: Path) -> None:
+    sys_root, dev_root = fake_input(tmp_path, {"event0": "Power Button", "event1": "USB Keyboard"})
+    with pytest.raises(KeypadError, match="No input device named like 'numeric'. Found: Power Button, "
+                                          "USB Keyboard. Set keypad.device"):
+        EvdevKeypad("numeric", sys_root=sys_root, dev_root=dev_root).find()
+    with pytest.raises(KeypadError, match="No input devices found"):
+        EvdevKeypad("numeric", sys_root=tmp_path / "none", dev_root=dev_root).find()
+
+
+def test_keypad_keys_from_config_are_checked() -> None:
+    from assistant.config import Config
+    from assistant.live.run import keypad_keys
+
+    config = Config.from_text("keypad:\n  keys: {KEY_KP7: 0, KEY_NOPE: 1, KEY_KP8: 5, KEY_KPENTER: r}\n")
+    assert keypad_keys(config, evdev=True) == {"KEY_KP7": "0", "KEY_KPENTER": "R"}
+    assert len(config.problems) == 2 and "KEY_NOPE" in config.problems[0] and "'5'" in config.problems[1]
+    config = Config.from_text("keypad:\n  keys: {'+': R, ab: 1}\n")
+    assert keypad_keys(config, evdev=False) == {"+": "R"}
+    assert "must be one character" in config.problems[0]

@@ -12,10 +12,13 @@ Each press becomes one of "0", "1", "2", "R" through the key map.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import queue
 import select
+import struct
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +26,7 @@ from typing import Any, Protocol
 
 #: evdev key names -> buttons (a numeric keypad, and the top-row digits).
 DEFAULT_EVDEV_KEYS: dict[str, str] = {
-    "KEY_KP0": "0", "KEY_KP1": "1", "KEY_KP2": "2", "KEY_KPDOT": "R", "KEY_KPENTER": "R",
+    "KEY_KP0": "0", "KEY_KP1": "1", "KEY_KP2": "2", "KEY_KPDOT": "R", "KEY_KPENTER": "R", "KEY_KPASTERISK": "R",
     "KEY_0": "0", "KEY_1": "1", "KEY_2": "2", "KEY_R": "R",
 }
 #: characters -> buttons (terminal and fifo).
@@ -99,65 +102,101 @@ class CharKeypad:
             self._fd = None
 
 
+#: Linux key codes (linux/input-event-codes.h) of the keys a keypad may map, by name.
+KEY_CODES: dict[str, int] = {
+    **{f"KEY_{d}": 1 + d for d in range(1, 10)}, "KEY_0": 11, "KEY_BACKSPACE": 14, "KEY_R": 19, "KEY_ENTER": 28,
+    "KEY_SPACE": 57, "KEY_KPASTERISK": 55, "KEY_NUMLOCK": 69, "KEY_KP7": 71, "KEY_KP8": 72, "KEY_KP9": 73,
+    "KEY_KPMINUS": 74, "KEY_KP4": 75, "KEY_KP5": 76, "KEY_KP6": 77, "KEY_KPPLUS": 78, "KEY_KP1": 79,
+    "KEY_KP2": 80, "KEY_KP3": 81, "KEY_KP0": 82, "KEY_KPDOT": 83, "KEY_KPENTER": 96, "KEY_KPSLASH": 98,
+}
+#: struct input_event: a timeval (two longs), type, code, value; native sizes (24 bytes on 64-bit).
+INPUT_EVENT = struct.Struct("llHHi")
+EV_KEY, KEY_DOWN = 1, 1
+#: ioctl EVIOCGRAB: while we hold the device, its keys type nowhere else (secrets stay off screens).
+EVIOCGRAB = 0x40044590
+
+
 @dataclass
 class EvdevKeypad:
-    """Key presses from an input device whose name contains ``name``."""
+    """Key presses from a Linux input device (a USB numeric keypad, ...) whose name contains
+    ``name``, read straight from /dev/input (no extra package); ``keys`` maps key names to
+    buttons. The device is grabbed while read, so its keys do not also type into a console."""
 
     name: str
     keys: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_EVDEV_KEYS))
-    device: Any = None
+    sys_root: Path = Path("/sys/class/input")
+    dev_root: Path = Path("/dev/input")
+    device: Path | None = None
+    device_name: str = ""
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
-    @staticmethod
-    def find(name: str) -> Any:
-        try:
-            import evdev  # type: ignore[import-not-found]
-        except ImportError as error:
-            raise KeypadError("The keypad needs the evdev package: .venv/bin/pip install evdev") from error
-        paths = evdev.list_devices()
-        if not paths:
-            raise KeypadError("No input devices are readable. Plug in the keypad, and add yourself to the "
-                              "input group: sudo usermod -aG input $USER (then log in again).")
-        names = []
-        for path in paths:
-            device = evdev.InputDevice(path)
-            names.append(device.name)
-            if name.lower() in device.name.lower():
-                return device
-        raise KeypadError(f"No input device named like {name!r}. Found: {', '.join(names)}. "
-                          "Set keypad.device in config.yaml to part of one of these names.")
+    def devices(self) -> list[tuple[Path, str]]:
+        """(device node, name) of every input event device."""
+        found = []
+        for entry in sorted(self.sys_root.glob("event*"), key=lambda p: int(p.name[5:] or 0)):
+            try:
+                name = (entry / "device" / "name").read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                continue
+            found.append((self.dev_root / entry.name, name))
+        return found
+
+    def find(self) -> tuple[Path, str]:
+        devices = self.devices()
+        if not devices:
+            raise KeypadError("No input devices found. Plug in the keypad (any USB keyboard or numeric keypad).")
+        for path, name in devices:
+            if self.name.lower() in name.lower():
+                if not os.access(path, os.R_OK):
+                    raise KeypadError(f"The keypad {name!r} ({path}) is not readable. Add yourself to the input "
+                                      "group: sudo usermod -aG input $USER (then log in again).")
+                return path, name
+        raise KeypadError(f"No input device named like {self.name!r}. Found: "
+                          f"{', '.join(n for _, n in devices)}. Set keypad.device in config.yaml to part of one "
+                          "of these names.")
 
     def start(self, on_press: Callable[[str], None]) -> None:
         if self.device is None:
-            self.device = self.find(self.name)
+            self.device, self.device_name = self.find()
+        try:
+            fd = os.open(self.device, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError as error:
+            raise KeypadError(f"The keypad {self.device_name or self.device} will not open ({error.strerror}). "
+                              "Add yourself to the input group: sudo usermod -aG input $USER") from error
+        try:
+            fcntl.ioctl(fd, EVIOCGRAB, 1)
+        except OSError:
+            pass  # not an input device (a test's pipe), or grabbed already: read it anyway
+        codes = {KEY_CODES[k]: button for k, button in self.keys.items() if k in KEY_CODES}
         self._stop.clear()
-        self._thread = threading.Thread(target=self._run, args=(on_press,), name="keypad", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(fd, codes, on_press), name="keypad", daemon=True)
         self._thread.start()
 
-    def _run(self, on_press: Callable[[str], None]) -> None:
-        key_down = 1
-        while not self._stop.is_set():
-            try:
-                ready, _, _ = select.select([self.device.fd], [], [], 0.1)
+    def _run(self, fd: int, codes: Mapping[int, str], on_press: Callable[[str], None]) -> None:
+        pending = b""
+        try:
+            while not self._stop.is_set():
+                ready, _, _ = select.select([fd], [], [], 0.1)
                 if not ready:
                     continue
-                for event in self.device.read():
-                    if event.type == 1 and event.value == key_down:  # EV_KEY, pressed
-                        name = self._key_name(event.code)
-                        if name in self.keys:
-                            on_press(self.keys[name])
-            except OSError:
-                return  # unplugged: the loop notices through alive()
-
-    def _key_name(self, code: int) -> str:
-        try:
-            import evdev
-
-            name = evdev.ecodes.KEY.get(code, "")
-        except ImportError:
-            name = ""
-        return name[0] if isinstance(name, list) else str(name)
+                try:
+                    data = os.read(fd, INPUT_EVENT.size * 64)
+                except BlockingIOError:
+                    continue
+                if not data:  # a pipe with no writer (tests); a real device never ends this way
+                    time.sleep(0.05)
+                    continue
+                pending += data
+                whole = len(pending) // INPUT_EVENT.size * INPUT_EVENT.size
+                for _, _, kind, code, value in INPUT_EVENT.iter_unpack(pending[:whole]):
+                    if kind == EV_KEY and value == KEY_DOWN and code in codes:
+                        on_press(codes[code])
+                pending = pending[whole:]
+        except OSError:
+            return  # unplugged: the loop notices through alive()
+        finally:
+            os.close(fd)
 
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()

@@ -8,7 +8,15 @@ from typing import Any
 
 from assistant.config import Config
 from assistant.journal import find_unfinished
-from assistant.live.keypad import CharKeypad, EvdevKeypad, Keypad, KeypadError
+from assistant.live.keypad import (
+    DEFAULT_CHAR_KEYS,
+    DEFAULT_EVDEV_KEYS,
+    KEY_CODES,
+    CharKeypad,
+    EvdevKeypad,
+    Keypad,
+    KeypadError,
+)
 from assistant.live.loop import LiveLoop, LiveSettings
 from assistant.live.microphone import Microphone
 from assistant.session import Session
@@ -31,13 +39,34 @@ def open_keypad(config: Config) -> Keypad | None:
     source = config.get("keypad.source", "terminal", choices=KEYPAD_SOURCES)
     if source == "none":
         return None
+    keys = keypad_keys(config, evdev=source == "evdev")
     if source == "evdev":
-        return EvdevKeypad(config.get("keypad.device", "keypad"))
+        return EvdevKeypad(config.get("keypad.device", "keypad"), keys or dict(DEFAULT_EVDEV_KEYS))
     if source == "fifo":
-        return CharKeypad(Path(config.get("keypad.fifo", "/tmp/omega-keypad")).expanduser())
+        return CharKeypad(Path(config.get("keypad.fifo", "/tmp/omega-keypad")).expanduser(),
+                          keys or dict(DEFAULT_CHAR_KEYS))
     if not sys.stdin.isatty():
         return None
-    return CharKeypad(None)
+    return CharKeypad(None, keys or dict(DEFAULT_CHAR_KEYS))
+
+
+def keypad_keys(config: Config, evdev: bool) -> dict[str, str]:
+    """``keypad.keys`` (key -> button 0, 1, 2 or R); bad entries are reported and left out."""
+    keys: dict[str, str] = {}
+    mapping: dict[Any, Any] = config.get("keypad.keys", {})
+    for raw_key, raw_button in mapping.items():
+        key, button = str(raw_key), str(raw_button).upper()
+        if button not in ("0", "1", "2", "R"):
+            config.problems.append(f"keypad.keys: {key}: {button!r} is not a button (0, 1, 2 or R); left out.")
+        elif evdev and key not in KEY_CODES:
+            config.problems.append(f"keypad.keys: {key!r} is not a key name this reader knows "
+                                   f"({', '.join(sorted(KEY_CODES))}); left out.")
+        elif not evdev and len(key) != 1:
+            config.problems.append(f"keypad.keys: {key!r} must be one character for the terminal or a pipe"
+                                   "; left out.")
+        else:
+            keys[key] = button
+    return keys
 
 
 def run_live(game: str, seed: int | None, config: Config, settings: dict[str, Any], folder: Path,
