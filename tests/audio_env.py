@@ -141,6 +141,20 @@ _counter = itertools.count()
 
 
 @contextlib.contextmanager
+def _env(name: str, value: str) -> Iterator[None]:
+    """$name set to ``value`` while in use, then as it was."""
+    previous = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
+
+
+@contextlib.contextmanager
 def private_sink(prefix: str = "test") -> Iterator[str]:
     """A null sink of our own (no other test's sound in it), the output of new streams meanwhile.
 
@@ -150,15 +164,10 @@ def private_sink(prefix: str = "test") -> Iterator[str]:
     ensure_audio()
     name = f"{prefix}_{os.getpid()}_{next(_counter)}_{uuid.uuid4().hex[:6]}"
     module = _pactl("load-module", "module-null-sink", f"sink_name={name}").strip()
-    previous = os.environ.get("PULSE_SINK")
-    os.environ["PULSE_SINK"] = name
     try:
-        yield name
+        with _env("PULSE_SINK", name):
+            yield name
     finally:
-        if previous is None:
-            os.environ.pop("PULSE_SINK", None)
-        else:
-            os.environ["PULSE_SINK"] = previous
         _pactl("unload-module", module, check=False)
 
 
@@ -175,15 +184,10 @@ def private_mic(prefix: str = "mic") -> Iterator[Path]:
     fifo = runtime_dir() / f"{name}.fifo"
     module = _pactl("load-module", "module-pipe-source", f"source_name={name}", f"file={fifo}",
                     "format=s16le", f"rate={RATE}", "channels=1").strip()
-    previous = os.environ.get("PULSE_SOURCE")
-    os.environ["PULSE_SOURCE"] = name
     try:
-        yield fifo
+        with _env("PULSE_SOURCE", name):
+            yield fifo
     finally:
-        if previous is None:
-            os.environ.pop("PULSE_SOURCE", None)
-        else:
-            os.environ["PULSE_SOURCE"] = previous
         _pactl("unload-module", module, check=False)
         fifo.unlink(missing_ok=True)
 
@@ -237,17 +241,8 @@ class SecondServer:
             self.process.wait(timeout=10)
             self.process = None
 
-    @contextlib.contextmanager
-    def use(self) -> Iterator[None]:
-        previous = os.environ.get("PULSE_SERVER")
-        os.environ["PULSE_SERVER"] = f"unix:{self.socket}"
-        try:
-            yield
-        finally:
-            if previous is None:
-                os.environ.pop("PULSE_SERVER", None)
-            else:
-                os.environ["PULSE_SERVER"] = previous
+    def use(self) -> contextlib.AbstractContextManager[None]:
+        return _env("PULSE_SERVER", f"unix:{self.socket}")
 
 
 class Recorder:
