@@ -599,6 +599,38 @@ def test_r_repeats_the_last_announcement() -> None:
     assert again[2].startswith(f"BSAT1: {cc.mover[0].title()}, ")
 
 
+def test_r_repeats_a_sector_shutdown_and_the_same_prompt() -> None:
+    cc, _ = signed_on(5, players=("red",), skill=0)
+    out: list[str] = []
+    while not any(line.endswith("Sector shut down!") for line in out):
+        out = lines(cc.advance(1))
+    shutdown = [line for line in out if line.endswith("Sector shut down!")]
+    assert len(shutdown) == 1 and out[-1].startswith("BSAT1: Red")  # then whose move it is, again
+    again = lines(press(cc, "R"))
+    assert again == [shutdown[0], out[-1]]  # the special announcement, and the very same prompt
+    state = cc.rng.getstate()
+    assert lines(say(cc, "repeat")) == again and cc.rng.getstate() == state
+
+
+def test_a_time_mark_with_nothing_to_say_does_not_prompt_again() -> None:
+    for seed in range(10):
+        cc, _ = signed_on(seed, players=("red",), skill=2)  # solo, no probe: the probe marks say nothing
+        cc.advance(6 * 60)
+        for _ in range(4 * 60 - 2):
+            out = lines(cc.advance(1))
+            prompts = [line for line in out if line.startswith("BSAT1: Red")]
+            assert not prompts or any(line.startswith("VIRUS:") for line in out), (seed, out)
+
+
+def test_bare_buttons_are_not_a_move() -> None:
+    cc, _ = signed_on(4, players=("red", "blue"))
+    assert "buttons" not in cc.allowed_intents()
+    with pytest.raises(NotAllowed, match="explore a room, attack, or pass"):
+        say(cc, "buttons", b1="2", b2="1", b3="0", b4="0")
+    press(cc, "2")  # "Which room?": now the code is bare buttons
+    assert "buttons" in cc.allowed_intents()
+
+
 def test_spoken_repeat_repeats_the_question_mid_entry() -> None:
     cc = breach_game(3)
     out = lines(explore(cc, room_of(cc, "green")))

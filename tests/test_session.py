@@ -32,7 +32,7 @@ def test_replaying_the_journal_rebuilds_the_identical_game(tmp_path: Path) -> No
     phrases = ["skill one", "code one two", "press 2 0", "skip", "code zero zero", "pass", "explore one zero zero",
                "attack the red commando", "press R", "shields zero and two", "what do i have", "repeat",
                "explore two zero one", "teleport", "press 2 1 2 0", "press 0 1 2", "how much time is left",
-               "hello there", "attack blue probe", "zero"]
+               "hello there", "attack blue probe", "zero", "pause", "resume", "RESUMED"]
     for seed in range(12):
         rng = random.Random(seed)
         out: list[str] = []
@@ -48,6 +48,8 @@ def test_replaying_the_journal_rebuilds_the_identical_game(tmp_path: Path) -> No
                 phrase = rng.choice(phrases)
                 if phrase.startswith("press "):
                     session.press(phrase.split()[1:])
+                elif phrase == "RESUMED":  # what the driver says after a resume: not journaled
+                    session.resumed()
                 else:
                     session.hear(phrase)
         session.close()
@@ -56,6 +58,34 @@ def test_replaying_the_journal_rebuilds_the_identical_game(tmp_path: Path) -> No
         rebuilt = replay(omega_virus, journal.header, journal.entries)
         assert isinstance(session.game, CommandCenter) and isinstance(rebuilt, CommandCenter)
         assert snapshot(rebuilt) == snapshot(session.game)
+
+
+def test_repeating_draws_nothing_from_the_games_rng() -> None:
+    """Repeats that are not journaled (after pause, resume, undo) must not change the game."""
+    from assistant.games import game_module
+
+    for name in ("omega-virus", "prologue", "msx-cards", "planets"):
+        module = game_module(name)
+        sentences = module.sentences()
+        pools = {i: [t for t, _ in sentences.expand([i], limit=50)] for i in sentences.intents}
+        for seed in range(5):
+            rng = random.Random(seed)
+            out: list[str] = []
+            session = Session.new(name, seed, {}, PrintAnnouncer(out.append), None)
+            session.start()
+            for _ in range(150):
+                if session.game.is_over():
+                    break
+                state = session.game.rng.getstate()  # type: ignore[attr-defined]
+                session.game.handle(Command("repeat"))
+                assert session.game.rng.getstate() == state, (name, seed)  # type: ignore[attr-defined]
+                if rng.random() < 0.2:
+                    session.advance(rng.uniform(0.5, 30))
+                else:
+                    allowed = sorted(session.allowed_intents() - {"new_game", "pause"})
+                    choice = pools.get(rng.choice(allowed)) if allowed else None
+                    if choice:
+                        session.hear(rng.choice(choice))
 
 
 def test_a_torn_last_line_loses_only_that_line(tmp_path: Path) -> None:

@@ -181,6 +181,7 @@ class CommandCenter:
         self.last_announcement: list[Output] = []
         self.last_prompt: list[Output] = []
         self._out: list[Output] = []
+        self._announced = False  # an announcement was made since the last flush
 
     # ------------------------------------------------------------------ protocol
 
@@ -218,7 +219,9 @@ class CommandCenter:
             return frozenset({"repeat"})
         queries = {"time_left", "inventory"}
         if phase is Phase.MOVE:
-            moves = {"explore", "pass", "teleport", "buttons"}
+            # No bare buttons: players say what they do ("explore one zero zero", "pass"), and
+            # listening for bare digits here turns table talk and misheard words into moves.
+            moves = {"explore", "pass", "teleport"}
             if not self.solo():
                 moves.add("attack")
             return frozenset(common | queries | moves)
@@ -276,7 +279,14 @@ class CommandCenter:
             self.queued.append(kind)
             fired = True
         if fired and self.phase is Phase.MOVE:
-            self._prompt_mover()
+            said = len(self._out)
+            self._run_queued()
+            if self.phase is Phase.MOVE and self.mover is not None:
+                color, unit = self.mover
+                if unit == "probe" and not self.players[color].probe:
+                    self._next_player()  # the probe whose move it was is gone
+                elif len(self._out) > said:
+                    self._say_prompt()  # something was said: whose move it is, again
 
     def _deadline(self, seconds: float) -> None:
         total = seconds + self.settings.response_extra_seconds
@@ -655,9 +665,9 @@ class CommandCenter:
     def _press_move(self, button: str) -> None:
         if button == "0":
             self._end_move()
-        elif button == "R":
+        elif button == "R":  # the same words again: repeating draws nothing from the RNG
             self._out.extend(self.last_announcement)
-            self._say_prompt()
+            self._out.extend(self.last_prompt)
         elif button == "2":
             self.phase = Phase.ROOM_CODE
             self.entry = []
@@ -942,17 +952,17 @@ class CommandCenter:
         seconds = round(self.remaining_ms / 1000)
         if seconds >= 60:
             seconds = round(seconds / 60) * 60
-        self._say(Say(P.VIRUS, P.time_left(seconds)))
+        self._special(Say(P.VIRUS, P.time_left(seconds)))
         knowing = [c for c in self.playing() if self.players[c].knows_virus]
         if knowing and self.rng.random() < self.settings.must_be_terminated_chance:
-            self._say(P.must_be_terminated(self.rng.choice(knowing)))
+            self._special(P.must_be_terminated(self.rng.choice(knowing)))
 
     def _shutdown(self) -> None:
         if not self.shutdown_order:
             return
         sector = self.shutdown_order.pop(0)
         self.shut.append(sector)
-        self._say(P.sector_shut_down(sector))
+        self._special(P.sector_shut_down(sector))
         open_rooms = [r.code for r in self.board.rooms if r.sector not in self.shut]
         self._draw_natures(open_rooms)  # items shift; the Virus stays where it is
 
@@ -961,7 +971,7 @@ class CommandCenter:
             player = self.players[color]
             if player.probe and self.rng.random() < self.settings.probe_loss_chance:
                 player.probe = False
-                self._say(P.destroyed(color, "probe", P.VIRUS))
+                self._special(P.destroyed(color, "probe", P.VIRUS))
 
     # ------------------------------------------------------------------ output
 
@@ -971,7 +981,17 @@ class CommandCenter:
     def _announce(self, outputs: list[Output]) -> None:
         """Something R can repeat: what was found, stolen or lost."""
         self.last_announcement = list(outputs)
+        self._announced = True
         self._out.extend(outputs)
+
+    def _special(self, output: Output) -> None:
+        """Another announcement R repeats (a shutdown, the time left, a lost probe), together
+        with whatever else was announced at the same moment."""
+        if not self._announced:
+            self.last_announcement = []
+        self.last_announcement.append(output)
+        self._announced = True
+        self._out.append(output)
 
     def _prompt(self, outputs: list[Output]) -> None:
         self.last_prompt = list(outputs)
@@ -979,6 +999,7 @@ class CommandCenter:
 
     def _flush(self) -> list[Output]:
         out, self._out = self._out, []
+        self._announced = False
         return out
 
     # ------------------------------------------------------------------ checks
