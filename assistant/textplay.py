@@ -9,8 +9,9 @@ Lines starting with # and blank lines are skipped. End of input ends cleanly.
 
 from __future__ import annotations
 
-import select
+import queue
 import sys
+import threading
 import time
 from typing import TextIO
 
@@ -89,16 +90,35 @@ def _selectable(stream: TextIO) -> bool:
 
 
 def _run_real_clock(session: Session, stream: TextIO) -> None:
+    """Game time runs while waiting for the next line. A reader thread takes the lines as they
+    come (several may arrive at once, e.g. pasted or piped: each is handled at once, in order);
+    the time spent answering a line does not count, as the clock stops while the game talks."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        try:
+            for line in stream:
+                lines.put(line)
+        except (OSError, ValueError):
+            pass
+        finally:
+            lines.put(None)
+
+    threading.Thread(target=read, name="text-input", daemon=True).start()
     last = time.monotonic()
     while not session.game.is_over():
         due = session.next_event_in()
         timeout = 1.0 if due is None else max(0.01, min(due, 1.0))
-        ready, _, _ = select.select([stream], [], [], timeout)
+        try:
+            line = lines.get(timeout=timeout)
+            got = True
+        except queue.Empty:
+            line, got = None, False
         now = time.monotonic()
         session.advance(now - last)
-        if ready:
-            line = stream.readline()
-            if not line:
+        if got:
+            if line is None:
                 break
-            handle_line(session, line, virtual=False)
+            if not session.game.is_over():
+                handle_line(session, line, virtual=False)
         last = time.monotonic()

@@ -214,3 +214,25 @@ def test_board_command_prints_the_tables(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert "  1.0.0  green  Supply Depot" in result.stdout
     assert "  1.0.0  Red Commando" in result.stdout
+
+
+def test_real_clock_takes_lines_that_arrive_together(tmp_path: Path) -> None:
+    """Pasted or piped lines arrive in one read: each is handled at once, none waits for the next."""
+    env = {**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")}
+    proc = subprocess.Popen([sys.executable, "-m", "assistant", "play", "omega-virus", "--text", "--seed", "3",
+                             "--new"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+                            cwd=tmp_path)
+    assert proc.stdin is not None and proc.stdout is not None
+    seen: list[str] = []
+    reader = threading.Thread(target=lambda: seen.extend(line.rstrip("\n") for line in proc.stdout),
+                              daemon=True)
+    reader.start()
+    proc.stdin.write("skill zero\npress 1 2\nskip\nskip\nskip\n")  # one write, stdin stays open
+    proc.stdin.flush()
+    deadline = time.monotonic() + 30
+    while not any("until I take over" in line for line in seen) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    assert any("until I take over" in line for line in seen), seen  # all five lines were taken
+    assert seen.count("BSAT1: Red, enter secret code.") == 1, seen  # nobody timed out waiting
