@@ -10,9 +10,13 @@ and said by every voice of ``assistant.hearing.spoken.SPEAKERS`` (Piper at three
 and pitches, espeak-ng in three voices). Each clip is heard clean and with white noise
 and babble at 20, 10 and 5 dB SNR. Chatter (table talk that is not a command, some of it
 full of numbers and game words) goes through the same conditions and must give no
-command. The grammar is every sentence of the game (the worst case: in play it is only
-what the game state allows). Prints one table per engine; an engine whose model is not
-installed is listed as such. Clips are cached under --cache (default: a temp folder).
+command. Each command is heard with the grammar of a moment of play where it is asked, as
+in play (the recognizer only listens for what the game state allows): the moments are
+found by seeded random play through the real session, and a command is decoded under the
+largest one that allows it, the hardest for it (chatter under the largest of all). With
+--all-intents every clip is heard with every sentence of the game instead (the worst
+case). Prints one table per engine; an engine whose model is not installed is listed as
+such. Clips are cached under --cache (default: a temp folder).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import random
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,6 +38,7 @@ from assistant.games import game_module
 from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear
 from assistant.hearing.spoken import SPEAKERS, ClipMaker, Speaker, add_noise, babble
 from assistant.sentences import SentenceSet
+from assistant.session import PrintAnnouncer, Session
 
 CONDITIONS = (("clean", None, None), ("white 20 dB", "white", 20), ("white 10 dB", "white", 10),
               ("white 5 dB", "white", 5), ("babble 20 dB", "babble", 20), ("babble 10 dB", "babble", 10),
@@ -74,9 +79,39 @@ def sample_commands(sentences: SentenceSet, per_intent: int, seed: int = 7) -> l
     return chosen
 
 
+def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 1) -> Counter[frozenset[str]]:
+    """How often each set of allowed intents comes up in seeded random play of ``game``."""
+    rng = random.Random(seed)
+    seen: Counter[frozenset[str]] = Counter()
+    pools: dict[str, list[str]] = {}
+    for n in range(games):
+        session = Session.new(game, seed + n, {}, PrintAnnouncer(lambda line: None), None)
+        session.start()
+        for _ in range(steps):
+            if session.game.is_over():
+                break
+            allowed = session.allowed_intents()
+            seen[allowed] += 1
+            if rng.random() < 0.2:
+                session.advance(rng.uniform(0.5, 20.0))
+                continue
+            intent = rng.choice(sorted(allowed))
+            if intent not in pools:
+                pools[intent] = [text for text, _ in session.sentences.expand([intent], limit=500)]
+            if pools[intent]:
+                session.hear(rng.choice(pools[intent]))
+    return seen
+
+
+def grammar_for(moments: Counter[frozenset[str]], intent: str | None) -> frozenset[str] | None:
+    """The largest moment that allows ``intent`` (of all moments for None); None if none does."""
+    fitting = [allowed for allowed in moments if intent is None or intent in allowed]
+    return max(fitting, key=lambda allowed: (len(allowed), sorted(allowed))) if fitting else None
+
+
 def run_engine(engine: str, settings: HearingSettings, sentences: SentenceSet,
                clips: Sequence[tuple[str, str, Speaker, Command | None, np.ndarray]],
-               verbose: bool) -> None:
+               verbose: bool, moments: Counter[frozenset[str]] | None) -> None:
     try:
         ear = open_ear(settings, sentences, engine=engine, fallback=False)  # each engine itself, or none
     except ModelError as error:
@@ -90,6 +125,8 @@ def run_engine(engine: str, settings: HearingSettings, sentences: SentenceSet,
     for done, (condition, text, speaker, expected, clip) in enumerate(clips):
         if done and done % 200 == 0:
             print(f"{engine}: {done} of {len(clips)} clips", file=sys.stderr, flush=True)
+        if moments is not None:
+            ear.set_intents(grammar_for(moments, expected.intent if expected else None) or sentences.intents)
         start = time.perf_counter()
         result = ear.hear(clip)
         busy += time.perf_counter() - start
@@ -147,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "'clean,white 20 dB'; for quick comparisons while tuning")
     parser.add_argument("--cache", type=Path, help="clip cache folder (default: a temp folder)")
     parser.add_argument("--config", help="settings file (default: ./config.yaml)")
+    parser.add_argument("--all-intents", action="store_true",
+                        help="hear every clip with every sentence of the game (not the moment's grammar)")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every error")
     args = parser.parse_args(argv)
     config = Config.load(args.config)
@@ -173,11 +212,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for name, kind, snr in conditions:
                     clip = clean if kind is None else add_noise(clean, kind, float(snr or 0), noise, seed=n)
                     clips.append((name, text, speaker, expected, clip))
+        moments = None if args.all_intents else listening_moments(args.game)
         print(f"{args.game}: {len(commands)} commands and {len(chatter_lines)} chatter lines, "
-              f"{len(speakers)} voices, {len(conditions)} conditions; grammar: all "
-              f"{len(sentences.intents)} intents. auto picks: {choose(settings).note}")
+              f"{len(speakers)} voices, {len(conditions)} conditions. auto picks: {choose(settings).note}")
+        if moments is None:
+            print(f"grammar: all {len(sentences.intents)} intents")
+        else:
+            print("grammar: the moment of play where the command is asked (intents listened for):")
+            for intent in [*sentences.intents, None]:
+                allowed = grammar_for(moments, intent)
+                listened = " ".join(sorted(allowed)) if allowed else "all (never asked in random play)"
+                print(f"  {intent or 'chatter':<12} {listened}")
         for engine in args.engines.split(","):
-            run_engine(engine.strip(), settings, sentences, clips, args.verbose)
+            run_engine(engine.strip(), settings, sentences, clips, args.verbose, moments)
     return 0
 
 

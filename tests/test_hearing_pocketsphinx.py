@@ -22,6 +22,7 @@ from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer, common
 from assistant.hearing.recognizer import Ear
 from assistant.hearing.spoken import SPEAKERS, ClipMaker, add_noise
 from assistant.sentences import SentenceSet
+from assistant.session import PrintAnnouncer, Session
 
 OMEGA = game_module("omega-virus").sentences()
 PIPER, PIPER_FAST, PIPER_SLOW, ESPEAK_US, ESPEAK_F, ESPEAK_GB = SPEAKERS
@@ -62,6 +63,21 @@ def ear() -> Ear:
     return open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA)
 
 
+def move_intents() -> frozenset[str]:
+    """What the assistant listens for while a player moves (two players signed on)."""
+    session = Session.new("omega-virus", 1, {}, PrintAnnouncer(lambda line: None), None)
+    session.start()
+    for said in ("skill zero", "press 1 2", "press 0 1", "skip", "skip"):
+        session.press(said.split()[1:]) if said.startswith("press") else session.hear(said)
+    return session.allowed_intents()
+
+
+@pytest.fixture(scope="module")
+def move_ear() -> Ear:
+    """Table talk happens while the game waits for a move: heard with that moment's grammar."""
+    return open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, move_intents())
+
+
 def heard(ear: Ear, clip: np.ndarray) -> Command | None:
     result = ear.hear(clip)
     return result.command if isinstance(result, Transcript) else None
@@ -73,32 +89,40 @@ def test_piper_commands(ear: Ear, maker: ClipMaker, text: str) -> None:
 
 
 def test_other_voices(ear: Ear, maker: ClipMaker) -> None:
-    """Measured with the default settings: 49 of 70 right, 6 taken as another command (3 of them
-    from the slow, low Piper voice: "oh one two" for "one zero zero"); most misses are heard as
-    chatter, i.e. no command. PocketSphinx's bundled model is weakest on the espeak voices."""
+    """Measured with the default settings and every sentence of the game listened for: 53 of 70
+    right, 6 taken as another command (2 from the slow, low Piper voice: "oh one two" for "one
+    zero zero"; "terminate r" as bare buttons twice); the other misses are heard as chatter, i.e.
+    no command. PocketSphinx's bundled model is weakest on the espeak voices."""
     right = wrong = 0
     for speaker in (PIPER_FAST, PIPER_SLOW, ESPEAK_US, ESPEAK_F, ESPEAK_GB):
         for text in COMMANDS:
             got = heard(ear, maker.say(text, speaker))
             right += got == OMEGA.match(text)
             wrong += got is not None and got != OMEGA.match(text)
-    assert right >= 47
+    assert right >= 50
     assert wrong <= 7
 
 
-def test_chatter_gives_no_command(ear: Ear, maker: ClipMaker) -> None:
-    """Measured: none of these 18 chatter clips is taken as a command (one is allowed for
-    small differences in Piper's output between machines)."""
+def test_move_moment_listens_for_moves_not_bare_buttons() -> None:
+    assert {"explore", "pass", "teleport", "attack", "help"} <= move_intents()
+    assert "buttons" not in move_intents() and "skill" not in move_intents()
+
+
+def test_chatter_gives_no_command(move_ear: Ear, maker: ClipMaker) -> None:
+    """Measured: none of these 18 chatter clips is taken as a command while a move is awaited
+    (one is allowed for small differences in Piper's output between machines). With every
+    sentence of the game listened for, 3 are (bare buttons, a secret code)."""
     taken = [(speaker.label, text, got) for speaker in (PIPER, ESPEAK_US, ESPEAK_F) for text in CHATTER
-             if (got := heard(ear, maker.say(text, speaker))) is not None]
+             if (got := heard(move_ear, maker.say(text, speaker))) is not None]
     assert len(taken) <= 1, taken
 
 
-def test_chatter_full_of_numbers_and_game_words_gives_no_command(ear: Ear, maker: ClipMaker) -> None:
-    """Measured: "who wants another drink" is heard as the buttons "one two and oh and are"
-    (bare buttons are the easiest sentences to fall into); the other two give nothing."""
+def test_chatter_full_of_numbers_and_game_words_gives_no_command(move_ear: Ear, maker: ClipMaker) -> None:
+    """Measured: none gives a command while a move is awaited (with bare buttons listened for,
+    as when a secret code is asked, "who wants another drink" was heard as "one two and oh and
+    are"); one is allowed for differences between machines."""
     lines = ("I rolled a five and a six", "where is the red card", "who wants another drink")
-    taken = [text for text in lines if heard(ear, maker.say(text, PIPER)) is not None]
+    taken = [text for text in lines if heard(move_ear, maker.say(text, PIPER)) is not None]
     assert len(taken) <= 1, taken
 
 

@@ -33,7 +33,7 @@ class HearingSettings:
     vosk_min_confidence: float = 0.6
     pocketsphinx_min_confidence: float = 0.0
     chatter_words: int = 30
-    chatter_entry: float = 1e-9
+    chatter_entry: float = 1e-15
     chatter_loop: float = 0.1
     noise_floor: float = 30.0
 

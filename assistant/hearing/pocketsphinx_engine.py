@@ -95,7 +95,7 @@ class PocketSphinxRecognizer:
 
     name = "pocketsphinx"
 
-    def __init__(self, *, fillers: int = 30, filler_entry: float = 1e-9, filler_loop: float = 0.1,
+    def __init__(self, *, fillers: int = 30, filler_entry: float = 1e-15, filler_loop: float = 0.1,
                  noise_floor: float = 30.0, gate_db: float = 20.0, beam: float = 1e-30,
                  word_beam: float = 1e-20, endpoint: bool = True, partials: bool = True, seed: int = 0) -> None:
         from pocketsphinx import Decoder
