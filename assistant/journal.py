@@ -69,7 +69,13 @@ class Journal:
 
     @property
     def finished(self) -> bool:
-        return any("end" in e for e in self.entries)
+        """Ended, and not reopened since by an undo of the entry that ended it."""
+        for entry in reversed(self.entries):
+            if "end" in entry:
+                return True
+            if "undo" in entry:
+                return False
+        return False
 
     def game_seconds(self) -> float:
         return sum(float(e["advance"]) for e in self.entries if "advance" in e)

@@ -37,7 +37,7 @@ SESSION_PHRASES = (
     "Game paused. The clock is stopped. Say resume to go on.", "The game is not paused.", "Resuming.",
     "Start a new game? This one will be lost. Say yes or no.", "Carrying on.", "Undo is not available in this game.",
     "There is nothing to undo.", "Undone.", "I cannot hear you. Check the microphone; the game waits.",
-    "I can hear you again.",
+    "I can hear you again.", "If that was not right, say undo. Otherwise, say new game to play again.",
 )
 
 
@@ -246,6 +246,9 @@ class Session:
             self.say("Resuming.")
             self.announcer.announce(self.game.handle(Command("repeat")))
         elif intent == "new_game":
+            if self.game.is_over():  # nothing to lose
+                self._new_game()
+                return Heard.SESSION
             self.confirming_new_game = True
             self.say("Start a new game? This one will be lost. Say yes or no.")
         elif intent == "yes":
@@ -280,7 +283,7 @@ class Session:
         return Heard.SESSION
 
     def _new_game(self) -> None:
-        if self.journal is not None:
+        if self.journal is not None and not self.journal.finished:
             self._flush_time()
             self.journal.append({"end": "abandoned"})
         self.seed = self.seed + 1
@@ -343,10 +346,21 @@ class Session:
             return None
         return self.game.next_event_in()
 
+    @property
+    def finished(self) -> bool:
+        """Nothing more to play: the game is over, and cannot be taken back by undo (in a game
+        with undo, the last entry, the one that ended it, may have been misheard or mistyped)."""
+        return self.game.is_over() and not self._can_undo()
+
+    def _can_undo(self) -> bool:
+        return self.journal is not None and bool(getattr(self.game, "supports_undo", False))
+
     def _check_over(self) -> None:
         if self.game.is_over() and self.journal is not None and not self.journal.finished:
             self._flush_time()
             self.journal.append({"end": "over"})
+            if self._can_undo():
+                self.say("If that was not right, say undo. Otherwise, say new game to play again.")
 
     def close(self) -> None:
         self._flush_time()

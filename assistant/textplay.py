@@ -73,7 +73,7 @@ def run(session: Session, stream: TextIO = sys.stdin, virtual: bool = True) -> i
     if virtual or not _selectable(stream):
         for line in stream:
             handle_line(session, line, virtual)
-            if session.game.is_over():
+            if session.finished:
                 break
     else:
         _run_real_clock(session, stream)
@@ -106,7 +106,7 @@ def _run_real_clock(session: Session, stream: TextIO) -> None:
 
     threading.Thread(target=read, name="text-input", daemon=True).start()
     last = time.monotonic()
-    while not session.game.is_over():
+    while not session.finished:
         due = session.next_event_in()
         timeout = 1.0 if due is None else max(0.01, min(due, 1.0))
         try:
@@ -119,6 +119,6 @@ def _run_real_clock(session: Session, stream: TextIO) -> None:
         if got:
             if line is None:
                 break
-            if not session.game.is_over():
+            if not session.finished:
                 handle_line(session, line, virtual=False)
         last = time.monotonic()

@@ -43,6 +43,8 @@ THREE_DEATHS: list[tuple[str, int]] = [
     ("my next fighter: attack 3, defense 0, vitality 8, pentagon 0, race red", 1),
 ]
 
+UNDO_HINT = "NARRATOR: If that was not right, say undo. Otherwise, say new game to play again."
+
 
 def lines_of(script: list[tuple[str, int]]) -> list[str]:
     return [line for line, n in script for _ in range(n)]
@@ -135,7 +137,8 @@ def test_a_whole_game_won_on_the_example_data(tmp_path: Path) -> None:
     assert sum("is destroyed!" in line for line in out) == 5
     assert any(line.startswith("NARRATOR: Event! The fight stops.") for line in out)
     assert "NARRATOR: Your fighter is defeated. Deaths in World 5: 1 of 3." in out
-    assert out[-2:] == ["NARRATOR: Boss 5 is destroyed!", "NARRATOR: Mission complete: Example Mission. You win!"]
+    assert out[-3:] == ["NARRATOR: Boss 5 is destroyed!", "NARRATOR: Mission complete: Example Mission. You win!",
+                        UNDO_HINT]
     assert audit(out) > 100
     journal = next((tmp_path / "state").glob("msx-cards-*.jsonl"))
     entries = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
@@ -148,7 +151,7 @@ def test_a_whole_game_lost_to_three_deaths(tmp_path: Path) -> None:
     out = play(config, env, lines_of(THREE_DEATHS), "--seed", "2")
     deaths = [line for line in out if "Your fighter is defeated" in line]
     assert deaths == [f"NARRATOR: Your fighter is defeated. Deaths in World 1: {n} of 3." for n in (1, 2, 3)]
-    assert out[-1] == "NARRATOR: 3 deaths in World 1. Game over."
+    assert out[-2:] == ["NARRATOR: 3 deaths in World 1. Game over.", UNDO_HINT]
     assert any(line.startswith("NARRATOR: Event! The fight stops.") for line in out)
     assert audit(out) > 10
 
@@ -173,7 +176,7 @@ def test_a_game_lost_to_a_boss_from_your_own_data_files(tmp_path: Path, seed: in
     assert "NARRATOR: World 1, Castle: the attack die is the d8. Defeat 1 enemy, then the Boss, The Wall." in out
     assert "NARRATOR: Boss fight: The Wall. No events in its dark region. 8 turns: hurt the Boss on each of " \
            "your turns, and survive its attacks." in out
-    assert out[-1] == end
+    assert out[out.index(end) + 1] == UNDO_HINT  # what follows (status, attack) cannot change the end
     assert audit(out) >= 2
 
 
@@ -215,4 +218,4 @@ def test_a_killed_game_resumes_where_it_stood(tmp_path: Path) -> None:
     # the resume repeats the last answer before the kill, which ends by saying what to do next
     assert repeated and repeated == reference[status_at - len(repeated):status_at]
     assert repeated[-1] == "NARRATOR: Sam, T7 is your turn: attack, or use a capsule."
-    assert resumed[-1] == "NARRATOR: Mission complete: Example Mission. You win!"
+    assert resumed[-2:] == ["NARRATOR: Mission complete: Example Mission. You win!", UNDO_HINT]

@@ -130,6 +130,7 @@ ZARK: You can say: red is Anna, next, red landed on the Intruder, red landed on 
 > anna reached earth
 ZARK: Anna reached Earth with 3 Monster cards!
 ZARK: Anna wins the Battle of the Planets!
+ZARK: If that was not right, say undo. Otherwise, say new game to play again.
 """
 
 
@@ -158,6 +159,27 @@ def test_whole_game_through_the_cli(tmp_path: Path) -> None:
     assert done.stdout.splitlines() == expected
     journal = next((tmp_path / "state").glob("planets-*.jsonl")).read_text().splitlines()
     assert journal[-1] == '{"end": "over"}'
+
+
+def test_the_entry_that_ended_the_game_can_be_undone(tmp_path: Path) -> None:
+    """A misheard "reached Earth" must not be final: undo reopens the game, also after a restart."""
+    script, expected = split(WHOLE_GAME)
+    args, env = cli_args(tmp_path)
+    done = subprocess.run(args, input=script + "undo\nstatus\n", capture_output=True, text=True, timeout=60,
+                          env=env, cwd=tmp_path)
+    out = done.stdout.splitlines()
+    assert out[:len(expected)] == expected
+    assert out[len(expected)] == "ZARK: Undone."
+    assert "ZARK: Anna: 3 Monster cards, 0 safe, on the board." in out[len(expected):]
+    journal = next((tmp_path / "state").glob("planets-*.jsonl")).read_text().splitlines()
+    assert journal[-2:] == ['{"undo": true}', '{"cmd": {"intent": "status", "slots": {}}}']  # open again
+    resumed = subprocess.run([*args, "--resume"], input="anna reached earth\nnew game\n", capture_output=True,
+                             text=True, timeout=60, env=env, cwd=tmp_path)
+    lines = resumed.stdout.splitlines()
+    assert lines[0] == "ZARK: Game resumed."
+    assert "ZARK: Anna wins the Battle of the Planets!" in lines
+    win = lines.index("ZARK: Anna wins the Battle of the Planets!")
+    assert lines[win + 2].startswith("ZARK: ") and "new game" not in lines[win + 2]  # a new game began
 
 
 def test_configured_players_skip_the_question(tmp_path: Path) -> None:
@@ -251,4 +273,4 @@ def test_kill_minus_nine_then_resume_restores_the_same_game(tmp_path: Path, cut:
     out = done.stdout.splitlines()
     assert out[0] == "ZARK: Game resumed."
     assert out[-len(expected):] == expected
-    assert expected[-1] == "ZARK: Anna wins the Battle of the Planets!"
+    assert expected[-2] == "ZARK: Anna wins the Battle of the Planets!"

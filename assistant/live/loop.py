@@ -96,7 +96,7 @@ class LiveLoop:
         self.ear.set_intents(self.session.allowed_intents())
         last_tick = time.monotonic()
         try:
-            while not stop.is_set() and not self.session.game.is_over():
+            while not stop.is_set() and not self.session.finished:
                 if not self._mic_ready():
                     stop.wait(self.settings.retry_seconds)
                     last_tick = time.monotonic()  # the game waits while nobody can be heard
