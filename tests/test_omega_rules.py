@@ -425,6 +425,27 @@ def test_attacking_a_probe_can_destroy_it() -> None:
     assert destroyed
 
 
+@pytest.mark.parametrize("weakness,against_probe,probe_attacking", [(1, {1, 2}, {2, 3}), (0, {1, 2, 3}, {1, 2, 3})])
+def test_a_probe_is_weaker_in_battle(weakness: int, against_probe: set[int], probe_attacking: set[int]) -> None:
+    """Shields asked of the defender: fewer for a Probe attacked, more against a Probe's attack."""
+    attacked: set[int] = set()
+    attacking: set[int] = set()
+    for seed in range(60):
+        cc = attack_game(seed, probe_weakness=weakness)
+        give(cc, "red", "probe")
+        press(cc, "1" + cc.board.command_code("red", "probe") + "R")  # Blue's commando shoots R
+        assert cc.defense is not None and cc.defense.unit == "probe"
+        attacked.add(cc.defense.n)
+        cc = attack_game(seed, probe_weakness=weakness)
+        give(cc, "blue", "probe")
+        press(cc, "0")  # Blue's commando passes: the probe's move
+        assert cc.mover == ("blue", "probe")
+        press(cc, "1" + cc.board.command_code("red", "commando") + "R")
+        assert cc.defense is not None and cc.defense.attacker == ("blue", "probe")
+        attacking.add(cc.defense.n)
+    assert attacked == against_probe and attacking == probe_attacking
+
+
 @pytest.mark.parametrize("target,unit,reason", [
     ("blue", "commando", "You cannot attack yourself."),
     ("green", "commando", "Green is not playing."),

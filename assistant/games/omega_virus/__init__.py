@@ -36,6 +36,7 @@ def settings_from_config(config: Config) -> dict[str, Any]:
         response_extra_seconds=config.get(key + "response_extra_seconds", d.response_extra_seconds,
                                           minimum=0.0),
         attack_shot=config.get(key + "attack_shot", d.attack_shot, choices=["keypad", "random"]),
+        probe_weakness=config.get(key + "probe_weakness", d.probe_weakness, minimum=0, maximum=2),
         wanted_chance=config.get(key + "wanted_chance", d.wanted_chance, minimum=0.0, maximum=1.0),
         hazard_chance=config.get(key + "hazard_chance", d.hazard_chance, minimum=0.0, maximum=1.0),
         persistence=config.get(key + "persistence", d.persistence, minimum=0.0, maximum=1.0),

@@ -69,6 +69,7 @@ class Settings:
     terminate_seconds: float = 10.0
     response_extra_seconds: float = 0.0
     attack_shot: str = "keypad"            # keypad: the attacker presses; random: the computer fires
+    probe_weakness: int = 1                # shields more against a Probe's attack, fewer for a Probe
     wanted_chance: float = 0.6
     hazard_chance: float = 0.2
     persistence: float = 0.8
@@ -896,6 +897,10 @@ class CommandCenter:
         assert self.pending_attack is not None
         me, my_unit, color, unit = self.pending_attack
         n = self.rng.randint(1, 3)
+        # "A Probe is weaker in battle than your Commando" (rulebook; how is not known): the
+        # defender of a Probe's attack energizes more shields, a Probe attacked fewer.
+        n += self.settings.probe_weakness * ((my_unit == "probe") - (unit == "probe"))
+        n = min(max(n, 1), 3)
         self.defense = Defense(color, unit, n, shot, (me, my_unit))
         self.phase = Phase.SHIELDS
         self._deadline(self.settings.shields_seconds)
