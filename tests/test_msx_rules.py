@@ -284,6 +284,36 @@ def test_capsule_brake_stops_the_enemys_answer() -> None:
     assert "answers with" not in text
 
 
+def test_an_enemy_capsule_that_makes_no_sense_loses_its_power() -> None:
+    def change(d: dict[str, Any]) -> None:
+        d["capsules"]["capsules"]["BRAKE"] = {"brake": True, "duration": "instant"}
+        d["capsules"]["races"] = {"blue": ["GOTO"], "red": ["BRAKE"]}
+    game = new_game(Dice([6, 1]), change=change)
+    say(game, fighter(vitality=40))
+    say(game, enemy(vitality=40, race="red"))
+    dice(game).add(3, 1, 3)  # your roll; the enemy's capsule d6 (BRAKE: you already used yours); its roll
+    text = say(game, "capsule 1")
+    assert "The enemy rolls capsule 1, BRAKE, which makes no sense now: its power is lost." in text
+    assert "answers with" not in text and "cannot use a capsule" not in text
+    assert game.enemy is not None and game.enemy.capsule_used
+    assert "The enemy rolls 3 on the d8" in text
+
+
+def test_an_event_before_the_enemys_answer_cancels_it() -> None:
+    game = new_game(Dice([6, 1], floats=[0.99, 0.0, 0.99, 0.99]), event_chance=0.5,
+                    change=row_of(["SHIELD", "GOTO"]))
+    say(game, fighter(vitality=30))
+    say(game, enemy(vitality=30, race="red"))
+    dice(game).add(1)  # your roll; then the event strikes before the enemy acts
+    dice(game).picks = [1]  # a positive event
+    dice(game).add(1, 6, 4)  # initiative again: the enemy attacks first, rolling 4
+    text = say(game, "capsule 1")
+    assert "The event cancels the capsules in play: SHIELD." in text
+    assert "answers with" not in text  # the capsule it would answer is gone
+    assert game.enemy is not None and not game.enemy.capsule_used
+    assert "The enemy rolls 4 on the d8" in text
+
+
 @pytest.mark.parametrize("slot,reason", [(3, "Slot 3 of the blue capsule row is empty."),
                                          (5, "The blue capsule row has 4 slots.")])
 def test_an_empty_or_missing_capsule_slot_is_refused(slot: int, reason: str) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import ClassVar
 
 from assistant.engine import Command, NotAllowed, Output, Say
@@ -283,7 +284,11 @@ class MsxCards:
         if self.answer_pending:
             self.answer_pending = False
             slot = self._enemy_capsule_roll(out)
-            if slot is not None and not self._use_capsule(self.enemy, slot, out):
+            if slot is not None and self._pointless(slot):
+                self.enemy.capsule_used = True
+                capsule = self.tables.capsules[str(self.tables.row(self.enemy.race)[slot - 1])]
+                out.append(P.say(P.pointless(slot, capsule)))
+            elif slot is not None and not self._use_capsule(self.enemy, slot, out):
                 return
         self._battle_strike(self.enemy, self.player, out)
 
@@ -373,6 +378,14 @@ class MsxCards:
             return False
         return True
 
+    def _pointless(self, slot: int) -> bool:
+        """The enemy's rolled capsule would do nothing now, so "he will have lost its power"
+        (manual): a capsule whose only effect is the brake, when the player has used theirs."""
+        assert self.enemy is not None and self.player is not None
+        capsule = self.tables.capsules[str(self.tables.row(self.enemy.race)[slot - 1])]
+        only_brake = replace(capsule, brake=False, say="", duration="turn") == Capsule(capsule.name)
+        return capsule.brake and only_brake and self.player.capsule_used
+
     def _enemy_capsule_roll(self, out: list[Output]) -> int | None:
         """The enemy answers the player's capsule: a d6 on its race's row, again on an empty slot."""
         assert self.enemy is not None
@@ -421,6 +434,7 @@ class MsxCards:
         if self.effects:
             out.append(P.say(P.cancelled([e.capsule.name for e in self.effects])))
             self.effects.clear()
+        self.answer_pending = False  # the capsule it answered is cancelled: no answer comes
         self.after_event = True
         fallen = [f for f in (player, enemy) if f.vitality == 0]
         if fallen:

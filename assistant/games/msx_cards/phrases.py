@@ -126,6 +126,10 @@ def vitality_now(side: str, vitality: int) -> str:
     return f"{_whose(side)} vitality {vitality}."
 
 
+def pointless(slot: int, capsule: Capsule) -> str:
+    return f"The enemy rolls capsule {slot}, {capsule.name}, which makes no sense now: its power is lost."
+
+
 def braked(side: str) -> str:
     if side == ENEMY:
         return "The enemy cannot answer with a capsule in this battle."
