@@ -5,6 +5,10 @@
 Prints, in one run:
   - start-up: process start to "ready to speak", and to the first answer, with an empty
     cache (the model must load and synthesize) and with the phrase cached;
+  - the first answer of a real game start: `assistant play omega-virus --text --speak`
+    launched to "Enter skill." starting to sound (its line is printed as its audio starts),
+    with an empty cache (while the game's phrases start rendering in the background) and
+    at the next start;
   - time to first audio of cached and uncached phrases (announce() to the first sample
     handed to the device);
   - real-time factor per character (Piper synthesis and effects, seconds per second of speech);
@@ -95,6 +99,29 @@ def child_first_answer(args: argparse.Namespace, cache: Path, text: str) -> dict
     return data
 
 
+def first_line_of_play(args: argparse.Namespace, cache: Path, state: Path) -> float:
+    """Seconds from launching a real spoken game to its first line starting to sound."""
+    import yaml
+
+    settings = (yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) if args.config else None) or {}
+    settings.setdefault("voice", {})["cache_dir"] = str(cache)
+    config = state / "bench-play.yaml"
+    config.write_text(yaml.safe_dump(settings), encoding="utf-8")
+    launched = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus",
+                             "--text", "--speak", "--clock", "virtual", "--new"], cwd=ROOT, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env=dict(os.environ, ASSISTANT_STATE_DIR=str(state)))
+    assert proc.stdout is not None and proc.stdin is not None
+    line = proc.stdout.readline()
+    seconds = time.monotonic() - launched
+    proc.stdin.close()
+    proc.wait(timeout=120)
+    if not line.startswith("BSAT1: "):
+        raise SystemExit(f"the game did not start as expected: {line!r}")
+    return seconds
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="settings file (voices, effects, device)")
@@ -117,11 +144,13 @@ def main() -> int:
         opening = "You cannot escape me. Code 0 1."
         cold = child_first_answer(args, cache, opening)
         warm = child_first_answer(args, cache, opening)
-        return measure_in_process(args, cache, rng, cold, warm)
+        with tempfile.TemporaryDirectory(prefix="bench-play-") as other:
+            play = [first_line_of_play(args, Path(other) / "cache", Path(other)) for _ in range(2)]
+        return measure_in_process(args, cache, rng, cold, warm, play)
 
 
 def measure_in_process(args: argparse.Namespace, cache: Path, rng: random.Random, cold: dict[str, float],
-                       warm: dict[str, float]) -> int:
+                       warm: dict[str, float], play: list[float]) -> int:
     from assistant.engine import Say
     from assistant.voice.analysis import measure
     from assistant.voice.announcer import SpokenAnnouncer
@@ -184,6 +213,8 @@ def measure_in_process(args: argparse.Namespace, cache: Path, rng: random.Random
           f"{cold['first_audio'] - cold['launched']:.2f} s")
     print(f"  first answer after start, phrase cached:                        "
           f"{warm['first_audio'] - warm['launched']:.2f} s")
+    print(f"  first answer of a real game start (play omega-virus --speak): empty cache {play[0]:.2f} s, "
+          f"next start {play[1]:.2f} s")
     print(f"  time to first audio, uncached phrase: median {statistics.median(uncached) * ms:.0f} ms, "
           f"max {max(uncached) * ms:.0f} ms")
     print(f"  time to first audio, cached phrase:   median {statistics.median(cached) * ms:.0f} ms, "

@@ -199,6 +199,21 @@ def test_say_command_plays_on_the_device(sink: str, cache_config: str, ear: Phra
     assert ear.hear_pcm(recorder.samples()) == "b sat one systems failing"
 
 
+def test_typed_play_speaks_on_the_device(sink: str, cache_config: str, tmp_path: Path) -> None:
+    """`assistant play omega-virus --text --speak`: the lines are printed and really spoken."""
+    config = tmp_path / "config.yaml"
+    config.write_text(cache_config)
+    env = dict(os.environ, PULSE_SINK=sink, ASSISTANT_STATE_DIR=str(tmp_path / "state"))
+    with Recorder(f"{sink}.monitor") as recorder:
+        done = subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus",
+                               "--text", "--speak", "--clock", "virtual", "--seed", "3", "--new"], input="",
+                              cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["BSAT1: Enter skill."]
+    ear = PhraseEar.for_phrases(["enter skill", "enter secret code", "which room", "access denied"])
+    assert ear.hear_pcm(recorder.samples()) == "enter skill"
+
+
 def test_private_microphone_hears_what_is_written_into_it(audio: AudioEnv) -> None:
     """The virtual microphone the hands-free tests talk into (tests/audio_env.py).
 

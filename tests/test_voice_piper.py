@@ -30,7 +30,7 @@ from assistant.voice.check import PhraseEar, spoken_words
 from assistant.voice.commands import say_main
 from assistant.voice.playback import MemorySink
 from assistant.voice.prepare import prepare_voice_cache
-from assistant.voice.voices import Voices
+from assistant.voice.voices import Rendered, Voices
 
 DIGITS = ["0", "1", "2"]
 COLOURS = ["Red", "Blue", "Green", "Yellow"]
@@ -126,6 +126,30 @@ def test_fixed_phrases_come_from_the_cache(voices: Voices) -> None:
     assert all(np.array_equal(a.samples, b.samples) for a, b in zip(first, again, strict=True))
     assert max(r.seconds_to_make for r in again) < 0.05
     assert voices.is_cached("VIRUS", text) and not voices.is_cached("BSAT1", text)
+
+
+def test_a_sentence_asked_for_twice_at_once_is_made_once(voices: Voices, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first answer is often the phrase the background renderer is making: wait for it, not twice."""
+    import threading
+
+    made: list[str] = []
+    real = voices.bank.render
+
+    def counting(spec: object, sentence: str, foreground: bool = True) -> object:
+        made.append(sentence)
+        return real(spec, sentence, foreground)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(voices.bank, "render", counting)
+    text = "Sector seven is sealed."
+    results: list[list[Rendered]] = []
+    workers = [threading.Thread(target=lambda fg=fg: results.append(list(voices.utterance("BSAT1", text, fg))))
+               for fg in (False, True)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert made == [text] and len(results) == 2
+    assert np.array_equal(results[0][0].samples, results[1][0].samples)
 
 
 def test_cold_start_serves_cached_phrases_without_loading_the_model(voices: Voices) -> None:

@@ -97,6 +97,8 @@ class Voices:
         self._loader: threading.Thread | None = None
         self.loaded_at: float | None = None
         self._workers: list[tuple[threading.Thread, threading.Event | None]] = []
+        self._rendering: dict[str, threading.Event] = {}  # sentences being made now, by any thread
+        self._rendering_lock = threading.Lock()
 
     # ----------------------------------------------------------------- set-up
 
@@ -202,6 +204,23 @@ class Voices:
         found = self.cache.get(key)
         if found is not None:
             return Rendered(found[0], found[1], True, time.monotonic() - start)
+        with self._rendering_lock:
+            busy = self._rendering.get(key)
+            if busy is None:
+                self._rendering[key] = threading.Event()
+        if busy is not None:  # another thread is making this very sentence (the first answer is
+            busy.wait()       # often the first phrase the background renders): wait, not twice
+            found = self.cache.get(key)
+            if found is not None:
+                return Rendered(found[0], found[1], True, time.monotonic() - start)
+            return self.sentence(character, sentence, foreground)
+        try:
+            return self._render(character, sentence, foreground, start)
+        finally:
+            with self._rendering_lock:
+                self._rendering.pop(key).set()
+
+    def _render(self, character: str, sentence: str, foreground: bool, start: float) -> Rendered:
         spec = self.specs[character]
         try:
             audio, rate = self.bank.render(spec, sentence, foreground)
