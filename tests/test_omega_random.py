@@ -99,3 +99,39 @@ def test_ten_thousand_random_games_keep_every_invariant_and_end() -> None:
         cc = play_random_game(seed)
         endings["won" if cc.winner else "time"] += 1
     assert endings["won"] > 0 and endings["time"] > 0
+
+
+def test_everything_said_is_prerendered_but_live_content() -> None:
+    """The voice cache holds every fixed phrase the game says (fixed_phrases); only answers
+    with live content (what a player holds, seconds left) are synthesized in play."""
+    import re
+
+    from assistant.config import Config
+    from assistant.games import omega_virus
+
+    settings = omega_virus.settings_from_config(Config())
+    fixed = {p.text for p in omega_virus.fixed_phrases(settings)}
+    live = re.compile(r"^(\d+ seconds until I take over!|(Red|Blue|Green|Yellow) has (the|nothing).*)$")
+    said = missing = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        cc = omega_virus.create(seed, settings)
+        outs = cc.start()
+        for _ in range(400):
+            for o in outs:
+                if isinstance(o, Say):
+                    said += 1
+                    if o.text not in fixed:
+                        missing += 1
+                        assert live.match(o.text), f"not among the fixed phrases: {o.text!r}"
+            if cc.is_over():
+                break
+            roll = rng.random()
+            try:
+                if roll < 0.3:
+                    outs = cc.advance(rng.uniform(0.5, 30))
+                else:
+                    outs = cc.handle(rng.choice(SPOKEN) if roll < 0.6 else smart_input(cc, rng))
+            except NotAllowed:
+                outs = []
+    assert said > 5000 and missing < said / 100
