@@ -3,7 +3,8 @@
 The assistant runs as users run it (`assistant play omega-virus`, no flags). The test speaks
 into the virtual microphone with the Piper voice, presses keys on a FIFO keypad, records
 the virtual speaker, and checks what the assistant said: its printed lines, and the
-recorded audio recognized back. A chatter clip in the middle must change nothing.
+recorded audio recognized back. A chatter clip in the middle must change nothing, and
+neither must a key pressed while the assistant talks.
 """
 
 from __future__ import annotations
@@ -158,8 +159,11 @@ games:
             out = Lines(proc.stdout)
             try:
                 mark = len(recorder.samples())
-                out.wait_for("BSAT1: Enter skill.")
+                out.wait_for("BSAT1: Enter skill.")  # printed as its audio starts
+                keypad.write_text("2")  # pressed while the computer talks: ignored, as the rulebook says
                 wait_quiet(recorder, mark)
+                time.sleep(1.0)
+                assert out.lines == ["BSAT1: Enter skill."], out.lines  # the press was not taken
                 mark = len(recorder.samples())
                 feeder.say(clips["skill zero"])
                 out.wait_for("BSAT1: Red, enter secret code.")
@@ -174,7 +178,7 @@ games:
                         f.write("R")
                     if color:
                         out.wait_for(f"BSAT1: {color}, enter secret code.")
-                out.wait_for("VIRUS: 20 minutes until I take over!")
+                out.wait_for("VIRUS: 20 minutes until I take over!")  # skill 0, not the 2 pressed
                 wait_quiet(recorder, mark)
                 breach = "BSAT1: Security breach! Security breach at 1 0 0!"
                 for attempt in range(3):  # a misheard room code is said again, as a player would
