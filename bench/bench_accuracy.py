@@ -3,7 +3,7 @@
     python bench/bench_accuracy.py [--game omega-virus] [--quick] [--engines pocketsphinx,vosk]
                                    [--conditions 'clean,white 20 dB'] [-v]
 
-A full run takes about an hour on a 2-core machine (progress goes to stderr).
+A full run takes about 35 minutes on a 2-core machine (progress goes to stderr).
 
 Commands are sampled (seeded) from the game's own sentence expansion, a few per intent,
 and said by every voice of ``assistant.hearing.spoken.SPEAKERS`` (Piper at three speeds
