@@ -136,6 +136,7 @@ keypad:
   fifo: {keypad}
 voice:
   render_at_start: false
+  glitch_seed: 1
 games:
   omega_virus:
     response_extra_seconds: 20

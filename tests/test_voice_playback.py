@@ -163,6 +163,18 @@ def test_bad_config_lines_are_printed_once(monkeypatch: pytest.MonkeyPatch, tmp_
     assert config.problems == []
 
 
+def test_glitch_seed_makes_the_live_glitches_repeatable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(playback, "import_sounddevice", lambda: (_ for _ in ()).throw(AudioUnavailable("x")))
+
+    def draws(seed: int) -> list[float]:
+        config = Config.from_text(f"voice: {{cache_dir: {tmp_path}, glitch_seed: {seed}}}\n")
+        announcer = SpokenAnnouncer.from_config(config, report=lambda m: None)
+        return [announcer.rng.random() for _ in range(5)]
+
+    assert draws(3) == draws(3)
+    assert draws(-1) != draws(-1)
+
+
 # ---------------------------------------------------------------- device choice (stand-in module)
 
 

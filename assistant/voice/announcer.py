@@ -147,7 +147,11 @@ class SpokenAnnouncer:
         for problem in config.problems[already:]:
             print(f"config: {problem}", file=sys.stderr, flush=True)
         del config.problems[already:]
-        announcer = cls(voices, sink, echo, report=say)
+        seed = config.get("voice.glitch_seed", -1, minimum=-1)
+        announcer = cls(voices, sink, echo, report=say, rng=random.Random(seed) if seed >= 0 else None)
+        for problem in config.problems[already:]:
+            print(f"config: {problem}", file=sys.stderr, flush=True)
+        del config.problems[already:]
         if voices is not None and sink is None:
             announcer._open_device(voices.settings.output_device, voices.sounds.rate)
         if voices is not None and game is not None and voices.settings.render_at_start:
