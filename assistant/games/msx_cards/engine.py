@@ -286,8 +286,7 @@ class MsxCards:
             slot = self._enemy_capsule_roll(out)
             if slot is not None and self._pointless(slot):
                 self.enemy.capsule_used = True
-                capsule = self.tables.capsules[str(self.tables.row(self.enemy.race)[slot - 1])]
-                out.append(P.say(P.pointless(slot, capsule)))
+                out.append(P.say(P.pointless(slot, self._capsule(self.enemy, slot))))
             elif slot is not None and not self._use_capsule(self.enemy, slot, out):
                 return
         self._battle_strike(self.enemy, self.player, out)
@@ -346,7 +345,7 @@ class MsxCards:
 
     def _use_capsule(self, user: Fighter, slot: int, out: list[Output]) -> bool:
         """Put a capsule in play; False if its effect ended the fight before the attack."""
-        capsule = self.tables.capsules[str(self.tables.row(user.race)[slot - 1])]
+        capsule = self._capsule(user, slot)
         opponent = self.enemy if user.side == PLAYER else self.player
         user.capsule_used = True
         out.append(P.say(P.capsule_used(user.side, slot, capsule)))
@@ -378,11 +377,15 @@ class MsxCards:
             return False
         return True
 
+    def _capsule(self, fighter: Fighter, slot: int) -> Capsule:
+        """The capsule in ``slot`` of the fighter's race row."""
+        return self.tables.capsules[str(self.tables.row(fighter.race)[slot - 1])]
+
     def _pointless(self, slot: int) -> bool:
         """The enemy's rolled capsule would do nothing now, so "he will have lost its power"
         (manual): a capsule whose only effect is the brake, when the player has used theirs."""
         assert self.enemy is not None and self.player is not None
-        capsule = self.tables.capsules[str(self.tables.row(self.enemy.race)[slot - 1])]
+        capsule = self._capsule(self.enemy, slot)
         only_brake = replace(capsule, brake=False, say="", duration="turn") == Capsule(capsule.name)
         return capsule.brake and only_brake and self.player.capsule_used
 
