@@ -18,11 +18,14 @@ from assistant.games import game_module
 from assistant.hearing import HearingSettings, open_ear
 from assistant.hearing.audio import blocks
 from assistant.hearing.events import NotRecognized, Partial, Transcript
-from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer, common_words, gate
+from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer, common_words, gate, phone_distance
 from assistant.hearing.recognizer import Ear
 from assistant.hearing.spoken import SPEAKERS, ClipMaker, add_noise
+from assistant.live.loop import LiveLoop, LiveSettings
+from assistant.live.microphone import Block, Microphone
 from assistant.sentences import SentenceSet
 from assistant.session import PrintAnnouncer, Session
+from assistant.voice.announcer import SpeakingSignal
 
 OMEGA = game_module("omega-virus").sentences()
 PIPER, PIPER_FAST, PIPER_SLOW, ESPEAK_US, ESPEAK_F, ESPEAK_GB = SPEAKERS
@@ -195,3 +198,85 @@ def test_cache_dir_is_reused(maker: ClipMaker) -> None:
     assert maker.cache is not None
     maker.say("pass", PIPER)
     assert isinstance(maker.cache, Path) and any(maker.cache.glob("*.npy"))
+
+
+def test_phone_distance_counts_edits_per_phone_of_the_command() -> None:
+    teleport = "T EH L AH P AO R T".split()
+    assert phone_distance(teleport, teleport) == 0.0
+    assert phone_distance("T EH L AH B AO R T".split(), teleport) == 1 / 8  # one changed
+    assert phone_distance("T EH L P AO R T".split(), teleport) == 1 / 8  # one left out
+    assert phone_distance("AH T EH L AH P AO R T".split(), teleport) == 1 / 8  # one added
+    assert phone_distance([], teleport) == 1.0
+    heard = "JH OW W UW AO R SH AH M TH UW D".split()  # "shall we order some food", as decoded
+    assert phone_distance(heard, teleport) > 1.3
+    assert phone_distance(teleport, []) == float("inf")
+
+
+SHALL_WE = "shall we order some food"  # heard as "teleport" by the grammar decode (measured)
+
+
+def test_phone_check_doubts_table_talk_taken_for_a_short_command(maker: ClipMaker) -> None:
+    """Without the check this line is taken as "teleport" while a move is awaited; with it, the
+    phones heard are too far from teleport's and no action follows, with the reason."""
+    clip = maker.say(SHALL_WE, PIPER)
+    unchecked = open_ear(HearingSettings(recognizer="pocketsphinx", phone_check=0.0), OMEGA, move_intents())
+    assert heard(unchecked, clip) == Command("teleport")
+    checked = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, move_intents())
+    result = checked.hear(clip)
+    assert isinstance(result, NotRecognized)
+    assert result.heard == "teleport" and "did not sound like 'teleport'" in result.reason
+
+
+def test_phone_check_passes_commands_said(move_ear: Ear, maker: ClipMaker) -> None:
+    recognizer = move_ear.recognizer
+    assert isinstance(recognizer, PocketSphinxRecognizer)
+    phones = recognizer.heard_phones(maker.say("teleport", PIPER).tobytes())  # a raw clip: rough phones
+    assert phone_distance(phones, "T EH L AH P AO R T".split()) < recognizer.phone_check, phones
+    for text in ("teleport", "explore one zero zero", "attack the red commando", "pass"):
+        assert heard(move_ear, maker.say(text, PIPER)) == OMEGA.match(text), text
+
+
+def live_loop_hearing(clip: np.ndarray, settings: HearingSettings) -> tuple[list[tuple[Command, bool]], list[str]]:
+    """A clip through the live loop block by block (real PocketSphinx), answering early allowed:
+    the actions taken (command, early) and what the loop logged."""
+    session = Session.new("omega-virus", 1, {}, PrintAnnouncer(lambda line: None), None)
+    session.start()
+    for said in ("skill zero", "code one two", "skip", "skip", "skip"):
+        session.hear(said)
+    ear = open_ear(settings, OMEGA, session.allowed_intents())
+    actions: list[tuple[Command, bool]] = []
+    logged: list[str] = []
+    loop = LiveLoop(session, ear, Microphone(""), SpeakingSignal(ended_at=-100.0), None,
+                    LiveSettings(answer_early=True), log=logged.append,
+                    on_action=lambda command, early: actions.append((command, early)))
+    audio = np.concatenate([clip, np.zeros(16000, dtype=np.int16)])
+    for n, block in enumerate(blocks(audio, 0.1)):
+        loop._handle_block(Block(block, 1.0 + 0.1 * n))
+    return actions, logged
+
+
+def test_live_loop_answers_a_command_early(maker: ClipMaker) -> None:
+    clip = maker.say("explore one zero zero", PIPER)
+    actions, _ = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx"))
+    assert actions == [(Command("explore", {"d1": "1", "d2": "0", "d3": "0"}), True)]
+
+
+def test_live_loop_does_not_act_early_on_a_command_heard_on_the_way_to_another(maker: ClipMaker) -> None:
+    """Measured: half-way through "teleport" the partial words are "help", a whole command,
+    steady for two blocks; only the phone check keeps it from being acted on early."""
+    clip = maker.say("teleport", PIPER)
+    unchecked, _ = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx", early_phone_check=0.0))
+    assert unchecked == [(Command("help"), True)]
+    actions, logged = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx"))
+    assert [command for command, _ in actions] == [Command("teleport")]
+    assert any("did not sound like 'help'" in line for line in logged), logged
+
+
+def test_live_loop_does_not_act_on_doubted_table_talk(maker: ClipMaker) -> None:
+    """Neither early (on a steady partial) nor at the end of the utterance."""
+    clip = maker.say(SHALL_WE, PIPER)
+    unchecked, _ = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx", phone_check=0.0))
+    assert [command for command, _ in unchecked] == [Command("teleport")]
+    actions, logged = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx"))
+    assert actions == []
+    assert any("did not sound like 'teleport'" in line for line in logged), logged

@@ -33,9 +33,11 @@ class HearingSettings:
     vosk_min_confidence: float = 0.6
     pocketsphinx_min_confidence: float = 0.0
     chatter_words: int = 30
-    chatter_entry: float = 1e-15
+    chatter_entry: float = 1e-20
     chatter_loop: float = 0.1
     noise_floor: float = 30.0
+    phone_check: float = 1.3
+    early_phone_check: float = 0.8
 
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:
@@ -58,6 +60,9 @@ class HearingSettings:
                                     minimum=1e-30, maximum=1.0),
             noise_floor=config.get("hearing.pocketsphinx.noise_floor", d.noise_floor, minimum=0.0,
                                    maximum=3000.0),
+            phone_check=config.get("hearing.pocketsphinx.phone_check", d.phone_check, minimum=0.0, maximum=100.0),
+            early_phone_check=config.get("hearing.pocketsphinx.early_phone_check", d.early_phone_check,
+                                         minimum=0.0, maximum=100.0),
         )
 
     @property
@@ -106,7 +111,9 @@ def open_recognizer(settings: HearingSettings, engine: str | None = None) -> Rec
         from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer
 
         return PocketSphinxRecognizer(fillers=settings.chatter_words, filler_entry=settings.chatter_entry,
-                                      filler_loop=settings.chatter_loop, noise_floor=settings.noise_floor)
+                                      filler_loop=settings.chatter_loop, noise_floor=settings.noise_floor,
+                                      phone_check=settings.phone_check,
+                                      early_phone_check=settings.early_phone_check)
     if engine == "text":
         from assistant.hearing.text_engine import TextRecognizer
 

@@ -35,7 +35,8 @@ class Transcript:
 
     From a recognizer: ``text`` is what it heard. From the Ear: ``text`` is the allowed
     sentence it stands for (after snapping), ``heard`` the recognizer's words, and
-    ``command`` the command the sentence means.
+    ``command`` the command the sentence means. ``doubt`` is a recognizer's reason not to
+    trust its own words (the Ear then takes no action); empty when it has none.
     """
 
     text: str
@@ -43,6 +44,7 @@ class Transcript:
     heard: str = ""
     command: Command | None = None
     snapped: bool = False
+    doubt: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "transcript", "text": self.text, "confidence": self.confidence,

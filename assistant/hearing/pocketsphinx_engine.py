@@ -12,13 +12,20 @@ live pass gives partial results; at its end the whole utterance is decoded once 
 one piece (its noise and loudness normalized as a whole), after a moment of noise as loud
 as its quietest part, and with everything far quieter than the speaker (background talk)
 gated out. Those three steps are what keep it usable in noise; see bench/bench_accuracy.py.
+
+Last, a check that what was heard sounds like it (``phone_check``): the same audio is
+decoded once more as free phones (PocketSphinx's phone loop, no words), and a command whose
+pronunciation is too many edits away from those phones, per phone of the command, is
+doubted and gives no action. Table talk forced onto a short command ("shall we order some
+food" heard as "teleport") has far more phones than the command; a command said is close
+to its own phones even when the phone decoder gets a few wrong.
 """
 
 from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,6 +40,21 @@ from assistant.hearing.grammar import WordGraph
 LEAD_IN_BYTES = 2 * int(16_000 * 0.3)
 #: Marks a chatter word in a transcript (the Ear rejects anything with it).
 UNKNOWN = "[unk]"
+#: What the phone decoder writes for silence and noises (not compared with a command's phones).
+NOT_SPEECH = frozenset({"SIL", "+NSN+", "+SPN+", "+BREATH+", "+COUGH+", "+UM+", "+UH+", "+SMACK+"})
+
+
+def phone_distance(heard: Sequence[str], said: Sequence[str]) -> float:
+    """Edits (phones left out, added or changed) that turn ``said`` into ``heard``, per phone
+    of ``said``: 0 is the same phones, 1 as many edits as ``said`` has phones."""
+    if not said:
+        return float("inf")
+    row = list(range(len(said) + 1))
+    for i, h in enumerate(heard, 1):
+        diagonal, row[0] = row[0], i
+        for j, p in enumerate(said, 1):
+            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (h != p))
+    return row[-1] / len(said)
 
 
 def _word_lists() -> dict[str, list[str]]:
@@ -95,14 +117,19 @@ class PocketSphinxRecognizer:
 
     name = "pocketsphinx"
 
-    def __init__(self, *, fillers: int = 30, filler_entry: float = 1e-15, filler_loop: float = 0.1,
+    def __init__(self, *, fillers: int = 30, filler_entry: float = 1e-20, filler_loop: float = 0.1,
                  noise_floor: float = 30.0, gate_db: float = 20.0, beam: float = 1e-30,
-                 word_beam: float = 1e-20, endpoint: bool = True, partials: bool = True, seed: int = 0) -> None:
+                 word_beam: float = 1e-20, endpoint: bool = True, partials: bool = True, seed: int = 0,
+                 phone_check: float = 1.3, early_phone_check: float = 0.8) -> None:
         from pocketsphinx import Decoder
 
         # Narrower beams than PocketSphinx's defaults (1e-48 / 7e-29): about three times faster
         # with the chatter loop, at the same accuracy on the benchmark's development set.
         self.decoder = Decoder(loglevel="FATAL", lm=None, beam=beam, pbeam=beam, wbeam=word_beam)
+        self.phone_check = phone_check
+        self.early_phone_check = early_phone_check
+        self._beams = (beam, word_beam)
+        self._phone_decoder: Any = None
         self.fillers = fillers
         self.filler_entry = filler_entry
         self.filler_loop = filler_loop
@@ -287,7 +314,68 @@ class PocketSphinxRecognizer:
         hyp = self.decoder.hyp()
         if hyp is None:
             return Transcript("", 0.0)
-        return Transcript(self._words(hyp.hypstr), float(hyp.prob))
+        text = self._words(hyp.hypstr)
+        doubt = ""
+        if text and UNKNOWN not in text.split():
+            doubt = self._doubt(audio, text, self._said_phones(), self.phone_check)
+        return Transcript(text, float(hyp.prob), doubt=doubt)
+
+    # ----------------------------------------------------------------- phone check
+
+    def _said_phones(self) -> list[str]:
+        """The phones of the words the grammar decode just found, in the pronunciations it used."""
+        phones: list[str] = []
+        for segment in self.decoder.seg() or []:
+            word = segment.word
+            if word.startswith(("<", "[", "+")):
+                continue
+            found = self.decoder.lookup_word(word) or self.decoder.lookup_word(re.sub(r"\(\d+\)$", "", word))
+            phones.extend((found or "").split())
+        return phones
+
+    def heard_phones(self, audio: bytes) -> list[str]:
+        """The phones in ``audio`` (16 kHz mono int16), decoded with no words at all."""
+        if self._phone_decoder is None:
+            from pocketsphinx import Decoder, get_model_path
+
+            beam, word_beam = self._beams
+            phone_lm = Path(get_model_path()) / "en-us" / "en-us-phone.lm.bin"
+            self._phone_decoder = Decoder(loglevel="FATAL", lm=None, allphone=str(phone_lm), lw=2.0,
+                                          beam=beam, pbeam=beam, wbeam=word_beam)
+        decoder = self._phone_decoder
+        decoder.reinit_feat()
+        decoder.start_utt()
+        decoder.process_raw(audio, full_utt=True)
+        decoder.end_utt()
+        return [s.word for s in decoder.seg() or [] if s.word not in NOT_SPEECH]
+
+    def _doubt(self, audio: bytes, text: str, said: list[str], limit: float) -> str:
+        """Why ``text`` should not be trusted ("" if it should): it sounds too unlike its phones."""
+        if limit <= 0 or not said:
+            return ""
+        distance = phone_distance(self.heard_phones(audio), said)
+        if distance <= limit:
+            return ""
+        return f"it did not sound like {text!r} (phone distance {distance:.2f} > {limit:g})"
+
+    def doubt(self, text: str) -> str:
+        """Why the partial words ``text`` of the utterance under way should not be acted on yet
+        ("" if they may): the phone check on the audio so far, with the stricter limit
+        ``early_phone_check`` (a doubted partial is not lost: the end of the utterance decides).
+        Partial words can be a whole command while more is being said: "help" on the way to
+        "teleport", "teleport" half-way through "shall we order some food"."""
+        if self.early_phone_check <= 0 or not self._started or not text:
+            return ""
+        words = [w for w in text.split() if w != UNKNOWN]
+        if len(words) != len(text.split()):
+            return "words outside the commands"
+        said = self._said_phones() if self.partials else []
+        if not said:
+            said = [p for w in words for p in (self.decoder.lookup_word(w) or "").split()]
+        audio = b"".join(self._utterance)
+        if self.gate_db > 0:
+            audio = gate(audio, self.gate_db, max(self.noise_floor, 1.0))
+        return self._doubt(audio, text, said, self.early_phone_check)
 
     def finish(self) -> Transcript:
         if self._started and self._leftover:

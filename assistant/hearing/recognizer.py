@@ -131,6 +131,12 @@ class Ear:
             return result
         return final
 
+    def doubt(self, partial: str) -> str:
+        """Why the partial words of the utterance under way should not be acted on yet ("" if
+        they may): the recognizer's own check where it has one (for answering early)."""
+        check = getattr(self.recognizer, "doubt", None)
+        return str(check(partial)) if check is not None else ""
+
     def unknown_words(self) -> list[str]:
         """Words of the game's sentences the recognizer's model cannot hear (checked at start-up)."""
         check = getattr(self.recognizer, "unknown_words", None)
@@ -144,6 +150,8 @@ class Ear:
             return NotRecognized(heard, "nothing heard", transcript.confidence)
         if UNKNOWN_WORDS & set(heard.lower().split()):
             return NotRecognized(heard, "words outside the commands", transcript.confidence)
+        if transcript.doubt:
+            return NotRecognized(heard, transcript.doubt, transcript.confidence)
         if transcript.confidence < self.min_confidence:
             return NotRecognized(heard, f"low confidence {transcript.confidence:.2f}", transcript.confidence)
         result = snap(words, self.graph, self.sentences, self.snap_edits)

@@ -207,8 +207,13 @@ class LiveLoop:
             return False
         words = self.ear.sentences.words(self._partial)
         command = self.ear.sentences.match(words, self.ear.graph.intents)
+        partial = self._partial
         self._partial, self._complete, self._steady = "", False, 0
         if command is None:
+            return False
+        doubt = self.ear.doubt(partial)
+        if doubt:
+            self.log(f"heard {partial!r} so far: {doubt}; waiting for the end")
             return False
         self.ear.reset()
         self._dirty = False
