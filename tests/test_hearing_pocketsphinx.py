@@ -92,17 +92,18 @@ def test_piper_commands(ear: Ear, maker: ClipMaker, text: str) -> None:
 
 
 def test_other_voices(ear: Ear, maker: ClipMaker) -> None:
-    """Measured with the default settings and every sentence of the game listened for: 53 of 70
-    right, 6 taken as another command (2 from the slow, low Piper voice: "oh one two" for "one
-    zero zero"; "terminate r" as bare buttons twice); the other misses are heard as chatter, i.e.
-    no command. PocketSphinx's bundled model is weakest on the espeak voices."""
+    """Measured with the default settings and every sentence of the game listened for: 55 of 70
+    right, 6 taken as another command (the slow, low Piper voice gets the digits of both explores
+    wrong; "terminate r" three times as other buttons; "shields zero and two" with one two too
+    many); the other misses are heard as chatter or doubted, i.e. no command. PocketSphinx's
+    bundled model is weakest on the espeak voices."""
     right = wrong = 0
     for speaker in (PIPER_FAST, PIPER_SLOW, ESPEAK_US, ESPEAK_F, ESPEAK_GB):
         for text in COMMANDS:
             got = heard(ear, maker.say(text, speaker))
             right += got == OMEGA.match(text)
             wrong += got is not None and got != OMEGA.match(text)
-    assert right >= 50
+    assert right >= 52
     assert wrong <= 7
 
 
@@ -132,7 +133,7 @@ def test_chatter_full_of_numbers_and_game_words_gives_no_command(move_ear: Ear, 
 def test_white_noise_at_20_db(ear: Ear, maker: ClipMaker) -> None:
     right = sum(heard(ear, add_noise(maker.say(text, PIPER), "white", 20.0, seed=i)) == OMEGA.match(text)
                 for i, text in enumerate(COMMANDS))
-    assert right >= len(COMMANDS) - 3  # measured: 12 of 14
+    assert right >= len(COMMANDS) - 2  # measured: 14 of 14
 
 
 def test_stream_with_two_commands_gives_two_finals_and_partials(maker: ClipMaker) -> None:
