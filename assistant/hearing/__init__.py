@@ -33,10 +33,10 @@ class HearingSettings:
     vosk_min_confidence: float = 0.6
     pocketsphinx_min_confidence: float = 0.0
     chatter_words: int = 30
-    chatter_entry: float = 1e-20
+    chatter_entry: float = 1e-25
     chatter_loop: float = 0.1
     noise_floor: float = 30.0
-    phone_check: float = 1.3
+    phone_check: float = 1.2
     early_phone_check: float = 0.8
 
     @classmethod

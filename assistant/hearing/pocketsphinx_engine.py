@@ -117,10 +117,10 @@ class PocketSphinxRecognizer:
 
     name = "pocketsphinx"
 
-    def __init__(self, *, fillers: int = 30, filler_entry: float = 1e-20, filler_loop: float = 0.1,
+    def __init__(self, *, fillers: int = 30, filler_entry: float = 1e-25, filler_loop: float = 0.1,
                  noise_floor: float = 30.0, gate_db: float = 20.0, beam: float = 1e-30,
                  word_beam: float = 1e-20, endpoint: bool = True, partials: bool = True, seed: int = 0,
-                 phone_check: float = 1.3, early_phone_check: float = 0.8) -> None:
+                 phone_check: float = 1.2, early_phone_check: float = 0.8) -> None:
         from pocketsphinx import Decoder
 
         # Narrower beams than PocketSphinx's defaults (1e-48 / 7e-29): about three times faster
