@@ -66,13 +66,18 @@ def ear() -> Ear:
     return open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA)
 
 
-def move_intents() -> frozenset[str]:
-    """What the assistant listens for while a player moves (two players signed on)."""
+def moving_session() -> Session:
+    """A game waiting for a player's move (two players signed on)."""
     session = Session.new("omega-virus", 1, {}, PrintAnnouncer(lambda line: None), None)
     session.start()
     for said in ("skill zero", "press 1 2", "press 0 1", "skip", "skip"):
         session.press(said.split()[1:]) if said.startswith("press") else session.hear(said)
-    return session.allowed_intents()
+    return session
+
+
+def move_intents() -> frozenset[str]:
+    """What the assistant listens for while a player moves."""
+    return moving_session().allowed_intents()
 
 
 @pytest.fixture(scope="module")
@@ -240,10 +245,7 @@ def test_phone_check_passes_commands_said(move_ear: Ear, maker: ClipMaker) -> No
 def live_loop_hearing(clip: np.ndarray, settings: HearingSettings) -> tuple[list[tuple[Command, bool]], list[str]]:
     """A clip through the live loop block by block (real PocketSphinx), answering early allowed:
     the actions taken (command, early) and what the loop logged."""
-    session = Session.new("omega-virus", 1, {}, PrintAnnouncer(lambda line: None), None)
-    session.start()
-    for said in ("skill zero", "code one two", "skip", "skip", "skip"):
-        session.hear(said)
+    session = moving_session()
     ear = open_ear(settings, OMEGA, session.allowed_intents())
     actions: list[tuple[Command, bool]] = []
     logged: list[str] = []
