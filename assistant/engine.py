@@ -66,13 +66,20 @@ class Game(Protocol):
     name: ClassVar[str]
     #: Speakers this game uses, first one answers the driver's own messages.
     speakers: ClassVar[tuple[str, ...]]
+    #: Whether the session may take the last command back (its GameSpec says the same).
+    supports_undo: ClassVar[bool]
 
     def start(self) -> list[Output]:
         """Opening announcements."""
         ...
 
     def handle(self, command: Command) -> list[Output]:
-        """Apply a command; raise NotAllowed (changing nothing) when a rule forbids it."""
+        """Apply a command; raise NotAllowed (changing nothing) when a rule forbids it.
+
+        ``repeat`` is always allowed, in every phase and after the end: it says again what
+        the players need to hear now and changes nothing (not even the RNG), since the session
+        sends it unjournaled after a pause, a resume or an undo.
+        """
         ...
 
     def advance(self, seconds: float) -> list[Output]:

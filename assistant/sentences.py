@@ -173,6 +173,30 @@ class Intent:
 
 Slots = tuple[tuple[str, str], ...]
 
+#: (package, file) of the sentences every game shares: help, pause, resume, new game, yes, no, undo.
+SESSION_SENTENCES = ("assistant", "session_sentences.yaml")
+
+
+def _read(package: str, filename: str) -> dict[str, Any]:
+    data = yaml.safe_load(resources.files(package).joinpath(filename).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise TemplateError(f"{package}/{filename}: expected lists, rules and intents")
+    return data
+
+
+def merge(*sources: Mapping[str, Any]) -> dict[str, Any]:
+    """Sentence files merged in order (as hassil merges its files): lists, rules and intents of
+    the same name are taken from the first file that has them; ``split_digits`` from the first."""
+    merged: dict[str, Any] = {"lists": {}, "rules": {}, "intents": {}}
+    for source in sources:
+        for section in ("lists", "rules", "intents"):
+            for name, value in (source.get(section) or {}).items():
+                merged[section].setdefault(name, value)
+        for key, value in source.items():
+            if key not in merged:
+                merged[key] = value
+    return merged
+
 
 class SentenceSet:
     """All spoken sentences of one game."""
@@ -206,8 +230,16 @@ class SentenceSet:
 
     @classmethod
     def load(cls, package: str, filename: str = "sentences.yaml") -> SentenceSet:
-        text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
-        return cls(yaml.safe_load(text), f"{package}/{filename}")
+        return cls(_read(package, filename), f"{package}/{filename}")
+
+    @classmethod
+    def load_game(cls, package: str, undo: bool) -> SentenceSet:
+        """A game's sentences.yaml with the session's own sentences merged in after it (the
+        game's intents first, so they keep their order; ``undo`` only for games that have it)."""
+        shared = _read(*SESSION_SENTENCES)
+        if not undo:
+            shared["intents"] = {k: v for k, v in shared["intents"].items() if k != "undo"}
+        return cls(merge(_read(package, "sentences.yaml"), shared), f"{package}/sentences.yaml")
 
     def _parse_list(self, name: str, spec: Any) -> list[ListValue]:
         if isinstance(spec, dict) and "range" in spec:

@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from assistant.engine import Command, Game, NotAllowed, Output, Say
-from assistant.games import game_module
+from assistant.games import GameSpec, all_query_intents, game_spec, spec_of
 from assistant.journal import Journal
 from assistant.sentences import SentenceSet
 
@@ -68,12 +68,13 @@ class Heard(enum.Enum):
     NOT_UNDERSTOOD = "not understood"
 
 
-def replay(module: ModuleType, header: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]
+def replay(spec: GameSpec | ModuleType, header: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]
            ) -> Game:
     """Rebuild a game from its journal: same seed, same settings, same inputs, same state."""
-    game: Game = module.create(int(header["seed"]), dict(header.get("settings", {})))
+    spec = spec if isinstance(spec, GameSpec) else spec_of(spec)
+    game = spec.create(int(header["seed"]), dict(header.get("settings", {})))
     game.start()
-    for entry in effective_entries(entries):
+    for entry in effective_entries(entries, spec.query_intents):
         if "cmd" in entry:
             game.handle(Command.from_json(entry["cmd"]))
         elif "advance" in entry:
@@ -81,13 +82,15 @@ def replay(module: ModuleType, header: Mapping[str, Any], entries: Sequence[Mapp
     return game
 
 
-#: Commands that only ask (their answers change nothing); undo passes over them.
-QUERY_INTENTS = frozenset({"repeat", "status", "score", "time", "time_left", "inventory", "capsules"})
-
-
 def effective_entries(entries: Sequence[Mapping[str, Any]],
-                      queries: frozenset[str] = QUERY_INTENTS) -> list[Mapping[str, Any]]:
-    """The entries that still count after each ``undo`` took back the last real command."""
+                      queries: frozenset[str] | None = None) -> list[Mapping[str, Any]]:
+    """The entries that still count after each ``undo`` took back the last real command.
+
+    ``queries``: the game's commands that only ask (its GameSpec's), which undo passes over;
+    by default those of every known game.
+    """
+    if queries is None:
+        queries = all_query_intents()
 
     def is_query(entry: Mapping[str, Any]) -> bool:
         return "cmd" in entry and entry["cmd"].get("intent") in queries
@@ -108,7 +111,8 @@ def effective_entries(entries: Sequence[Mapping[str, Any]],
 @dataclass
 class Session:
     game_name: str
-    module: ModuleType
+    #: The game's contract (a game package, or a test's bare stand-in module, is taken too).
+    spec: GameSpec
     game: Game
     sentences: SentenceSet
     journal: Journal | None
@@ -125,25 +129,29 @@ class Session:
     last_heard: str = ""
     log: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        if isinstance(self.spec, ModuleType):
+            self.spec = _spec_or_bare(self.spec, self.game_name)
+
     # ------------------------------------------------------------------ creation
 
     @classmethod
     def new(cls, game_name: str, seed: int | None, settings: dict[str, Any], announcer: Announcer,
             journal_dir: Path | None, idle_pause_after: float | None = None) -> Session:
-        module = game_module(game_name)
+        spec = game_spec(game_name)
         seed = seed if seed is not None else random.SystemRandom().randrange(1, 2**31)
         journal = Journal.create(journal_dir, game_name, seed, settings) if journal_dir else None
-        return cls(game_name, module, module.create(seed, settings), module.sentences(), journal,
+        return cls(game_name, spec, spec.create(seed, settings), spec.sentences(), journal,
                    announcer, seed, settings, journal_dir, idle_pause_after)
 
     @classmethod
     def resume(cls, journal: Journal, announcer: Announcer, idle_pause_after: float | None = None
                ) -> Session:
         name = str(journal.header["game"])
-        module = game_module(name)
-        game = replay(module, journal.header, journal.entries)
+        spec = game_spec(name)
+        game = replay(spec, journal.header, journal.entries)
         settings = dict(journal.header.get("settings", {}))
-        return cls(name, module, game, module.sentences(), journal, announcer,
+        return cls(name, spec, game, spec.sentences(), journal, announcer,
                    int(journal.header["seed"]), settings, journal.path.parent, idle_pause_after)
 
     @property
@@ -170,7 +178,7 @@ class Session:
         if self.confirming_new_game:
             return frozenset({"yes", "no", "help"})
         session = SESSION_INTENTS - {"yes", "no", "resume"}
-        if not getattr(self.game, "supports_undo", False):
+        if not self.spec.supports_undo:
             session = session - {"undo"}
         return (self.game.allowed_intents() | session) & frozenset(self.sentences.intents)
 
@@ -268,16 +276,17 @@ class Session:
         return Heard.SESSION
 
     def _undo(self) -> Heard:
-        if self.journal is None or not getattr(self.game, "supports_undo", False):
+        if self.journal is None or not self.spec.supports_undo:
             self.say("Undo is not available in this game.")
             return Heard.NOT_ALLOWED
-        kept = effective_entries(self.journal.entries)
-        if not any("cmd" in e and e["cmd"].get("intent") not in QUERY_INTENTS for e in kept):
+        queries = self.spec.query_intents
+        kept = effective_entries(self.journal.entries, queries)
+        if not any("cmd" in e and e["cmd"].get("intent") not in queries for e in kept):
             self.say("There is nothing to undo.")
             return Heard.NOT_ALLOWED
         self._flush_time()
         self.journal.append({"undo": True})
-        self.game = replay(self.module, self.journal.header, self.journal.entries)
+        self.game = replay(self.spec, self.journal.header, self.journal.entries)
         self.say("Undone.")
         self.announcer.announce(self.game.handle(Command("repeat")))
         return Heard.SESSION
@@ -287,7 +296,7 @@ class Session:
             self._flush_time()
             self.journal.append({"end": "abandoned"})
         self.seed = self.seed + 1
-        self.game = self.module.create(self.seed, self.settings)
+        self.game = self.spec.create(self.seed, self.settings)
         if self.journal_dir is not None:
             self.journal = Journal.create(self.journal_dir, self.game_name, self.seed, self.settings)
         self.paused = False
@@ -346,6 +355,10 @@ class Session:
             return None
         return self.game.next_event_in()
 
+    def urgency(self) -> float:
+        """How urgent the game is now, 0 to 1 (the announcer's BSat1 glitches more)."""
+        return self.spec.urgency(self.game)
+
     @property
     def finished(self) -> bool:
         """Nothing more to play: the game is over, and cannot be taken back by undo (in a game
@@ -353,7 +366,7 @@ class Session:
         return self.game.is_over() and not self._can_undo()
 
     def _can_undo(self) -> bool:
-        return self.journal is not None and bool(getattr(self.game, "supports_undo", False))
+        return self.journal is not None and self.spec.supports_undo
 
     def _check_over(self) -> None:
         if self.game.is_over() and self.journal is not None and not self.journal.finished:
@@ -364,3 +377,15 @@ class Session:
 
     def close(self) -> None:
         self._flush_time()
+
+
+def _spec_or_bare(module: ModuleType, name: str) -> GameSpec:
+    """A game package's SPEC; a bare module (a test's stand-in game) gets a contract with
+    nothing but the defaults: no undo, no new game."""
+    try:
+        return spec_of(module)
+    except TypeError:
+        def cannot_create(seed: int, settings: Mapping[str, Any]) -> Game:
+            raise TypeError(f"{name}: no SPEC, so no new game can be made")
+
+        return GameSpec(name, cannot_create, sentences=lambda: SentenceSet({}), fixed_phrases=lambda s: [])

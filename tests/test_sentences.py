@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from assistant.engine import Command
+from assistant.games import omega_virus
 from assistant.sentences import SentenceSet, TemplateError, normalize, number_words, parse_template
 
-OV = SentenceSet.load("assistant.games.omega_virus")
+OV = omega_virus.sentences()
 
 
 def test_every_omega_virus_sentence_maps_to_exactly_one_command() -> None:

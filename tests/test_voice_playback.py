@@ -99,21 +99,26 @@ def test_urgency_makes_bsat1_glitch_more(voices: Voices) -> None:
 
 
 def test_urgency_follows_the_countdown() -> None:
-    from assistant.voice.announcer import countdown_urgency
+    from assistant.games.omega_virus import urgency
+    from assistant.games.omega_virus.engine import CommandCenter, Phase
+    from assistant.games.prologue import create as prologue
+    from assistant.session import PrintAnnouncer, Session
 
-    game = types.SimpleNamespace(remaining_ms=60_000, limit_ms=60_000, countdown_running=lambda: True)
-    session = types.SimpleNamespace(game=game)
-    assert countdown_urgency(game) == 0.0
-    game.remaining_ms = 30_000
-    assert countdown_urgency(game) == pytest.approx(0.25)
-    game.remaining_ms = 0
-    assert countdown_urgency(game) == 1.0
-    game.countdown_running = lambda: False
-    assert countdown_urgency(game) == 0.0
-    assert countdown_urgency(object()) == 0.0
+    session = Session.new("omega-virus", 1, {}, PrintAnnouncer(lambda line: None), None)
+    game = session.game
+    assert isinstance(game, CommandCenter)
+    game.phase, game.limit_ms, game.used_ms = Phase.MOVE, 60_000, 0
+    assert urgency(game) == 0.0
+    game.used_ms = 30_000
+    assert urgency(game) == pytest.approx(0.25)
+    game.used_ms = 60_000
+    assert urgency(game) == 1.0
+    game.phase = Phase.SIGNON
+    assert urgency(game) == 0.0
+    assert urgency(prologue(1, {})) == 0.0
     announcer = SpokenAnnouncer(None, None)
     announcer.follow(session)
-    session.game = types.SimpleNamespace(remaining_ms=15_000, limit_ms=60_000)
+    game.phase, game.used_ms = Phase.MOVE, 45_000
     assert announcer.urgency() == pytest.approx(0.5625)
 
 

@@ -1,12 +1,28 @@
-"""The games the assistant referees, by the name used on the command line."""
+"""The games the assistant referees, and the one written contract between a game and the rest.
+
+Each game package declares a ``SPEC = GameSpec(...)``: how to make a game, its sentences,
+its settings, what it says, which of its commands only ask, whether it can take a command
+back, what hands-free play changes in its settings and how urgent it is. The session, the
+announcer and the tools use only this, never a game's name or the attributes of its engine.
+A game offered to players is one package and one line in ``GAMES``; docs/adding-a-game.md
+walks through it.
+"""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-#: command-line name -> package. Each package offers ``create(seed, settings)``,
-#: ``settings_from_config(config)``, ``fixed_phrases(settings)`` and a sentences.yaml.
+from assistant.engine import Command, Game, Say
+from assistant.sentences import SentenceSet
+
+if TYPE_CHECKING:
+    from assistant.config import Config
+
+#: command-line name -> package; each package defines ``SPEC``.
 GAMES: dict[str, str] = {
     "omega-virus": "assistant.games.omega_virus",
     "prologue": "assistant.games.prologue",
@@ -14,11 +30,101 @@ GAMES: dict[str, str] = {
     "planets": "assistant.games.planets",
 }
 
+Settings = dict[str, Any]
+#: (command) -> the keypad buttons it stands for, space separated, or None.
+Keypad = Callable[[Command], str | None]
+
+
+def same_settings(settings: Settings, config: Config, has_keypad: bool) -> Settings:
+    """Hands-free play changes nothing in most games."""
+    return dict(settings)
+
+
+def calm(game: Game) -> float:
+    """A game with no countdown is never urgent."""
+    return 0.0
+
+
+def no_settings(config: Config) -> Settings:
+    return {}
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game's facts, as data: everything the session and the tools may ask of it."""
+
+    #: The command-line name (``assistant play NAME``), also written in journals.
+    name: str
+    #: A new game from a seed and settings (as stored in the journal header).
+    create: Callable[[int, Mapping[str, Any]], Game]
+    #: Every sentence a player can say in this game, the session's own merged in.
+    sentences: Callable[[], SentenceSet]
+    #: Everything the game says with no live content (rendered ahead into the voice cache).
+    fixed_phrases: Callable[[Mapping[str, Any]], list[Say]]
+    #: The game's settings from config.yaml, each checked (problems go to ``config.problems``).
+    settings_from_config: Callable[[Config], Settings] = no_settings
+    #: Commands that only ask: they change nothing, and undo passes over them. ``repeat`` is
+    #: always one (every game answers it in every phase).
+    query_intents: frozenset[str] = frozenset({"repeat"})
+    #: Whether the session may take the last command back (by replaying the journal without it).
+    supports_undo: bool = False
+    #: What hands-free play changes: ``live_settings(settings, config, has_keypad)``.
+    live_settings: Callable[[Settings, Config, bool], Settings] = same_settings
+    #: How urgent the game is now, 0 (calm) to 1 (time nearly out): the announcer's glitches.
+    urgency: Callable[[Game], float] = calm
+    #: For a game played on a keypad: ``keypad(config)`` gives the buttons of each command.
+    keypad: Callable[[Config], Keypad] | None = None
+
+    def __post_init__(self) -> None:
+        if "repeat" not in self.query_intents:
+            object.__setattr__(self, "query_intents", self.query_intents | {"repeat"})
+
+
+#: Games registered while running (the tests' example game), by name; not offered to players.
+_REGISTERED: dict[str, GameSpec] = {}
+
+
+def register(spec: GameSpec) -> None:
+    """Make a game known by name (to the session and the tools) without listing it in GAMES."""
+    _REGISTERED[spec.name] = spec
+
+
+def unregister(name: str) -> None:
+    _REGISTERED.pop(name, None)
+
 
 def game_module(name: str) -> ModuleType:
     if name not in GAMES:
         raise KeyError(f"unknown game {name!r}; choose one of: {', '.join(GAMES)}")
     return importlib.import_module(GAMES[name])
+
+
+def game_spec(name: str) -> GameSpec:
+    """The contract of the game called ``name``."""
+    if name in _REGISTERED:
+        return _REGISTERED[name]
+    return spec_of(game_module(name))
+
+
+def spec_of(module: ModuleType) -> GameSpec:
+    """The ``SPEC`` a game package declares."""
+    spec = module.__dict__.get("SPEC")
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"{module.__name__} declares no SPEC = GameSpec(...)")
+    return spec
+
+
+def specs() -> list[GameSpec]:
+    """Every game known now: the ones offered to players, then any registered at run time."""
+    return [game_spec(name) for name in available()] + list(_REGISTERED.values())
+
+
+def all_query_intents() -> frozenset[str]:
+    """The commands that only ask, in any game (for reading journals of unknown games)."""
+    found: frozenset[str] = frozenset({"repeat"})
+    for spec in specs():
+        found |= spec.query_intents
+    return found
 
 
 def available() -> list[str]:

@@ -1,8 +1,9 @@
 """``assistant transcribe FILE.wav [--game omega-virus] [--json]``: what a recording says.
 
 Prints what the recognizer heard, the command it matched (checked against every sentence
-of the game), and for the Command Center the keypad buttons it stands for. The exit status
-is 0 for a command, 1 when nothing matched, 2 when the file or the recognizer is unusable.
+of the game), and for a game played on a keypad (the Command Center) the buttons it stands
+for. The exit status is 0 for a command, 1 when nothing matched, 2 when the file or the
+recognizer is unusable.
 """
 
 from __future__ import annotations
@@ -13,22 +14,10 @@ import sys
 from typing import Any
 
 from assistant.config import Config
-from assistant.games import game_module
+from assistant.games import game_spec
+from assistant.games.omega_virus import board_command_code as board_command_code  # for the hearing tests
 from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear
 from assistant.hearing.audio import AudioError, load_16k
-from assistant.hearing.buttons import CommandCode, command_center_buttons
-
-
-def board_command_code(config: Config) -> CommandCode | None:
-    """The configured board's Command Code table (None if the board cannot be read)."""
-    try:
-        from assistant.games.omega_virus import settings_from_config
-        from assistant.games.omega_virus.board import Board
-        from assistant.games.omega_virus.engine import Settings
-    except ImportError:
-        return None
-    board = Board.from_data(Settings.from_dict(settings_from_config(config)).board)
-    return board.command_code
 
 
 def transcribe_main(args: argparse.Namespace, config: Config) -> int:
@@ -38,8 +27,9 @@ def transcribe_main(args: argparse.Namespace, config: Config) -> int:
     if engine == "text":  # a recording needs an audio recognizer: take the one auto would
         settings.recognizer = "auto"
         engine = choose(settings).engine
-    sentences = game_module(args.game).sentences()
-    code = board_command_code(config) if args.game == "omega-virus" else None
+    spec = game_spec(args.game)
+    sentences = spec.sentences()
+    keypad = spec.keypad(config) if spec.keypad is not None else None
     for problem in config.problems[known:]:
         print(f"config: {problem}", file=sys.stderr)
     try:
@@ -59,10 +49,9 @@ def transcribe_main(args: argparse.Namespace, config: Config) -> int:
     if isinstance(result, Transcript) and result.command is not None:
         out.update(heard=result.heard, text=result.text, confidence=round(result.confidence, 3),
                    command=result.command.to_json(), snapped=result.snapped)
-        if args.game == "omega-virus":
-            buttons = command_center_buttons(result.command, code)
-            if buttons is not None:
-                out["buttons"] = buttons
+        buttons = keypad(result.command) if keypad is not None else None
+        if buttons is not None:
+            out["buttons"] = buttons
     else:
         out.update(heard=result.heard if hasattr(result, "heard") else "", command=None,
                    reason=getattr(result, "reason", ""), confidence=round(result.confidence, 3))

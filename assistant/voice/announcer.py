@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -82,20 +82,12 @@ class Timing:
 _DONE = object()
 
 
-def countdown_urgency(game: Any) -> float:
-    """0 with the countdown full (or none), rising to 1 as it runs out; steepest at the end.
+class Urgent(Protocol):
+    """What the announcer follows: a session, whose game's contract says how urgent it is."""
 
-    Uses a game's ``remaining_ms`` and ``limit_ms`` when it has them (the Omega Virus does).
-    """
-    remaining = getattr(game, "remaining_ms", None)
-    limit = getattr(game, "limit_ms", None)
-    running = getattr(game, "countdown_running", None)
-    if not isinstance(remaining, int | float) or not isinstance(limit, int | float) or limit <= 0:
-        return 0.0
-    if callable(running) and not running():
-        return 0.0
-    spent = 1.0 - min(max(remaining / limit, 0.0), 1.0)
-    return spent * spent
+    def urgency(self) -> float:
+        """0 (calm) to 1 (time nearly out)."""
+        ...
 
 
 class SpokenAnnouncer:
@@ -203,9 +195,9 @@ class SpokenAnnouncer:
             return
         _, self._prepare_stop = self.voices.prepare_in_background(phrases)
 
-    def follow(self, session: Any) -> None:
-        """Take urgency from the session's game countdown (``remaining_ms`` / ``limit_ms``)."""
-        self.urgency = lambda: countdown_urgency(session.game)
+    def follow(self, session: Urgent) -> None:
+        """Take urgency from the session (its game's countdown, as the game's spec reads it)."""
+        self.urgency = session.urgency
 
     def keep_trying(self, retry_seconds: float, before_reopen: Callable[[], None] | None = None) -> None:
         """From now on a missing or failing speaker is retried every ``retry_seconds`` while

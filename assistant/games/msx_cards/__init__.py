@@ -12,12 +12,13 @@ from typing import Any
 
 from assistant.config import Config
 from assistant.engine import Say
+from assistant.games import GameSpec
 from assistant.games.msx_cards.engine import DEFAULT_EVENT_CHANCE, MsxCards
 from assistant.games.msx_cards.phrases import fixed_phrases as _fixed_phrases
 from assistant.games.msx_cards.tables import KINDS, Tables, load_tables
 from assistant.sentences import SentenceSet
 
-__all__ = ["MsxCards", "create", "fixed_phrases", "sentences", "settings_from_config"]
+__all__ = ["SPEC", "MsxCards", "create", "fixed_phrases", "sentences", "settings_from_config"]
 
 SECTION = "games.msx_cards"
 
@@ -49,9 +50,20 @@ def create(seed: int, settings: Mapping[str, Any]) -> MsxCards:
 
 
 def sentences() -> SentenceSet:
-    return SentenceSet.load(__name__)
+    return SentenceSet.load_game(__name__, undo=MsxCards.supports_undo)
 
 
 def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     return list(_fixed_phrases(_tables(settings), int(settings.get("enemies_per_world", 3)),
                                int(settings.get("deaths_per_world", 3))))
+
+
+SPEC = GameSpec(
+    name="msx-cards",
+    create=create,
+    sentences=sentences,
+    fixed_phrases=fixed_phrases,
+    settings_from_config=settings_from_config,
+    query_intents=frozenset({"repeat", "status", "capsules"}),
+    supports_undo=MsxCards.supports_undo,
+)

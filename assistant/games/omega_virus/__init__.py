@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from assistant.config import Config
-from assistant.engine import Say
+from assistant.engine import Game, Say
+from assistant.games import GameSpec, Keypad
 from assistant.games.omega_virus import phrases
 from assistant.games.omega_virus.board import Board, BoardError
 from assistant.games.omega_virus.engine import CommandCenter, Settings
@@ -20,7 +21,47 @@ def create(seed: int, settings: Mapping[str, Any]) -> CommandCenter:
 
 
 def sentences() -> SentenceSet:
-    return SentenceSet.load(__name__)
+    return SentenceSet.load_game(__name__, undo=CommandCenter.supports_undo)
+
+
+def live_settings(settings: dict[str, Any], config: Config, has_keypad: bool) -> dict[str, Any]:
+    """Hands-free play: spoken answers get ``live.spoken_extra_seconds`` more time (unless
+    games.omega_virus.response_extra_seconds is set), and with no private keypad the computer
+    fires the attacker's shot."""
+    settings = dict(settings)
+    extra = config.get("live.spoken_extra_seconds", 3.0, minimum=0.0)
+    if not config.has("games.omega_virus.response_extra_seconds"):
+        settings["response_extra_seconds"] = extra  # time for speech to be recognized
+    if not has_keypad:
+        settings["attack_shot"] = "random"
+    return settings
+
+
+def urgency(game: Game) -> float:
+    """0 with the countdown full (or not running), rising to 1 as it runs out; steepest at the end."""
+    if not isinstance(game, CommandCenter) or not game.countdown_running():
+        return 0.0
+    return countdown_urgency(game.remaining_ms, game.limit_ms)
+
+
+def countdown_urgency(remaining_ms: float, limit_ms: float) -> float:
+    if limit_ms <= 0:
+        return 0.0
+    spent = 1.0 - min(max(remaining_ms / limit_ms, 0.0), 1.0)
+    return spent * spent
+
+
+def board_command_code(config: Config) -> Callable[[str, str], str]:
+    """The configured board's Command Code table: (color, unit) -> the two digits after 1."""
+    return Board.from_data(Settings.from_dict(settings_from_config(config)).board).command_code
+
+
+def keypad(config: Config) -> Keypad:
+    """What each spoken command means on the Command Center's keypad (for ``assistant transcribe``)."""
+    from assistant.hearing.buttons import command_center_buttons
+
+    code = board_command_code(config)
+    return lambda command: command_center_buttons(command, code)
 
 
 def settings_from_config(config: Config) -> dict[str, Any]:
@@ -114,4 +155,17 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     return list(seen.values())
 
 
-__all__ = ["NAME", "board_text", "create", "fixed_phrases", "sentences", "settings_from_config"]
+SPEC = GameSpec(
+    name=NAME,
+    create=create,
+    sentences=sentences,
+    fixed_phrases=fixed_phrases,
+    settings_from_config=settings_from_config,
+    query_intents=frozenset({"repeat", "time_left", "inventory"}),
+    supports_undo=CommandCenter.supports_undo,
+    live_settings=live_settings,
+    urgency=urgency,
+    keypad=keypad,
+)
+
+__all__ = ["NAME", "SPEC", "board_text", "create", "fixed_phrases", "sentences", "settings_from_config"]

@@ -17,6 +17,7 @@ import yaml
 
 from assistant.config import Config
 from assistant.engine import Say, make_rng
+from assistant.games import GameSpec
 from assistant.games.planets.engine import (
     BLAST_OFF_RULE,
     MAX_PLAYERS,
@@ -33,7 +34,7 @@ from assistant.games.planets.engine import (
 )
 from assistant.sentences import SentenceSet
 
-__all__ = ["PlanetsGame", "create", "settings_from_config", "sentences", "fixed_phrases", "load_spinner"]
+__all__ = ["SPEC", "PlanetsGame", "create", "settings_from_config", "sentences", "fixed_phrases", "load_spinner"]
 
 KEY = "games.planets"
 RED_SPOT_WORDS = {"red spot", "red", "rocket"}
@@ -45,7 +46,7 @@ def create(seed: int, settings: Mapping[str, Any]) -> PlanetsGame:
 
 @cache
 def sentences() -> SentenceSet:
-    return SentenceSet.load(__name__)
+    return SentenceSet.load_game(__name__, undo=PlanetsGame.supports_undo)
 
 
 def ship_colors() -> list[str]:
@@ -133,3 +134,14 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
         label = color.capitalize()
         texts += [f"{label}, blast off: {BLAST_OFF_RULE}", f"{label}'s turn. Say spin."]
     return [Say(ZARK, t) for t in dict.fromkeys(texts)]
+
+
+SPEC = GameSpec(
+    name="planets",
+    create=create,
+    sentences=sentences,
+    fixed_phrases=fixed_phrases,
+    settings_from_config=settings_from_config,
+    query_intents=frozenset({"repeat", "status"}),
+    supports_undo=PlanetsGame.supports_undo,
+)

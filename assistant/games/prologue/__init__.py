@@ -16,6 +16,7 @@ import yaml
 
 from assistant.config import Config
 from assistant.engine import Say, make_rng
+from assistant.games import GameSpec
 from assistant.games.prologue.engine import (
     COUNTDOWN_WORDS,
     FIRST_SETUP,
@@ -33,7 +34,7 @@ from assistant.games.prologue.engine import (
 )
 from assistant.sentences import SentenceSet
 
-__all__ = ["PrologueGame", "create", "settings_from_config", "sentences", "fixed_phrases", "load_data"]
+__all__ = ["SPEC", "PrologueGame", "create", "settings_from_config", "sentences", "fixed_phrases", "load_data"]
 
 KEY = "games.prologue"
 
@@ -44,7 +45,7 @@ def create(seed: int, settings: Mapping[str, Any]) -> PrologueGame:
 
 @cache
 def sentences() -> SentenceSet:
-    return SentenceSet.load(__name__)
+    return SentenceSet.load_game(__name__, undo=PrologueGame.supports_undo)
 
 
 def spoken_names() -> set[str]:
@@ -165,3 +166,14 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     if calls:
         texts += [f"{duration(ms)}." for ms in range(calls * 1000, 30 * 60 * 1000 + 1, calls * 1000)]
     return [Say(NARRATOR, t) for t in dict.fromkeys(texts)]
+
+
+SPEC = GameSpec(
+    name="prologue",
+    create=create,
+    sentences=sentences,
+    fixed_phrases=fixed_phrases,
+    settings_from_config=settings_from_config,
+    query_intents=frozenset({"repeat", "status", "time"}),
+    supports_undo=PrologueGame.supports_undo,
+)
