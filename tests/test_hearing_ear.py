@@ -9,12 +9,12 @@ from assistant.engine import Command
 from assistant.games import game_module
 from assistant.hearing.events import NotRecognized, Partial, Transcript
 from assistant.hearing.grammar import WordGraph
-from assistant.hearing.recognizer import Ear, Recognizer
+from assistant.hearing.recognizer import BaseRecognizer, Ear, Recognizer
 
 OMEGA = game_module("omega-virus").sentences()
 
 
-class Scripted:
+class Scripted(BaseRecognizer):
     """Answers each block with the next scripted event and records grammar changes."""
 
     name = "scripted"

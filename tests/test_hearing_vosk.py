@@ -188,7 +188,7 @@ def test_vosk_chosen_without_a_model_says_what_to_do(tmp_path: Path) -> None:
 
 
 def test_bad_settings_are_reported_and_defaulted() -> None:
-    config = Config.from_text("recognizer: whisper\nhearing:\n  snap_edits: 3\n  vosk:\n    min_confidence: 2\n")
+    config = Config.from_text("recognizer: kaldi\nhearing:\n  snap_edits: 3\n  vosk:\n    min_confidence: 2\n")
     settings = HearingSettings.from_config(config)
     assert settings.recognizer == "auto" and settings.snap_edits == 1 and settings.vosk_min_confidence == 0.6
     assert len(config.problems) == 3

@@ -1,15 +1,19 @@
 """Understanding speech: recognizers behind one interface, grammars from the sentence templates.
 
-    recognizer: auto | vosk | pocketsphinx | text      (config.yaml)
+    recognizer: auto | hybrid | whisper | vosk | pocketsphinx | text      (config.yaml)
 
-``auto`` takes Vosk when its model is installed (``assistant setup``), and otherwise
-PocketSphinx, whose English model ships inside its wheel, so the assistant hears with no
-download. ``open_ear`` gives the ``Ear``: a recognizer plus the game's sentences, which
-turns audio into allowed commands or into nothing.
+The streaming engine is Vosk when its model is installed (``assistant setup``) and otherwise
+PocketSphinx, whose English model ships inside its wheel. ``auto`` adds Whisper tiny.en as a
+second opinion when it is installed (the hybrid listener): the streaming engine answers
+early when it is sure, and Whisper decides on an utterance it doubted, rejected or heard
+nothing allowed in. ``RECOGNIZERS`` names each engine's factory and its settings section;
+``open_ear`` gives the ``Ear``: a recognizer plus the game's sentences, which turns audio
+into allowed commands or into nothing.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,11 +21,13 @@ from pathlib import Path
 from assistant.config import PROJECT_ROOT, Config
 from assistant.hearing.events import Event, Final, NotRecognized, Partial, Transcript, event_from_dict
 from assistant.hearing.grammar import WordGraph, snap
-from assistant.hearing.recognizer import Ear, Recognizer
+from assistant.hearing.recognizer import BaseRecognizer, Ear, Recognizer, SecondOpinion
+from assistant.hearing.spotting import SpotSettings, Spotter
 from assistant.hearing.vosk_engine import DEFAULT_MODEL, ModelError, is_model, model_folder
+from assistant.hearing.whisper_engine import WhisperSettings, WhisperTranscriber, find_model
 from assistant.sentences import SentenceSet
 
-ENGINES = ("auto", "vosk", "pocketsphinx", "text")
+ENGINES = ("auto", "hybrid", "whisper", "vosk", "pocketsphinx", "text")
 
 
 @dataclass
@@ -38,6 +44,9 @@ class HearingSettings:
     noise_floor: float = 30.0
     phone_check: float = 1.2
     early_phone_check: float = 0.8
+    whisper: WhisperSettings = field(default_factory=WhisperSettings)
+    spot: SpotSettings = field(default_factory=SpotSettings)
+    veto: bool = True
 
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:
@@ -63,6 +72,17 @@ class HearingSettings:
             phone_check=config.get("hearing.pocketsphinx.phone_check", d.phone_check, minimum=0.0, maximum=100.0),
             early_phone_check=config.get("hearing.pocketsphinx.early_phone_check", d.early_phone_check,
                                          minimum=0.0, maximum=100.0),
+            whisper=WhisperSettings(
+                model=config.get("hearing.whisper.model", d.whisper.model),
+                beam_size=config.get("hearing.whisper.beam_size", d.whisper.beam_size, minimum=1, maximum=10),
+                threads=config.get("hearing.whisper.threads", d.whisper.threads, minimum=0, maximum=64),
+                check_sha256=config.get("hearing.whisper.check_sha256", d.whisper.check_sha256)),
+            spot=SpotSettings(
+                max_distance=config.get("hearing.whisper.max_distance", d.spot.max_distance, minimum=0.0,
+                                        maximum=2.0),
+                margin=config.get("hearing.whisper.margin", d.spot.margin, minimum=0.0, maximum=20.0),
+                outside=config.get("hearing.whisper.outside", d.spot.outside, minimum=0.0, maximum=2.0)),
+            veto=config.get("hearing.whisper.veto", d.veto),
         )
 
     @property
@@ -80,74 +100,167 @@ def _resolve(path: str, config: Config) -> Path:
 
 @dataclass(frozen=True)
 class Choice:
-    """Which recognizer ``auto`` (or the setting) picked, and why, for the player to read."""
+    """Which recognizer the setting picked, and why, for the player to read: ``engine`` streams
+    (or is the only one); ``second`` is the engine that gives a second opinion, if any."""
 
     engine: str
     note: str
+    second: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The name ``open_ear`` takes for this choice."""
+        return "hybrid" if self.second else self.engine
 
 
-def choose(settings: HearingSettings) -> Choice:
-    wanted = settings.recognizer
+def whisper_installed(settings: HearingSettings) -> bool:
+    """faster-whisper importable and a tiny.en model present (not loaded, not checked)."""
+    if importlib.util.find_spec("faster_whisper") is None:
+        return False
+    try:
+        find_model(settings.whisper.model, settings.models_dir)
+    except ModelError:
+        return False
+    return True
+
+
+def _streaming(settings: HearingSettings) -> Choice:
     folder = settings.vosk_folder
-    if wanted in ("pocketsphinx", "text"):
-        return Choice(wanted, f"{wanted} (set in config.yaml)")
-    if wanted == "vosk":
-        return Choice("vosk", f"Vosk with the model at {folder}")
     if is_model(folder):
         return Choice("vosk", f"Vosk with the model at {folder}")
     return Choice("pocketsphinx", f"PocketSphinx (bundled English model); no Vosk model at {folder}, "
                                   "run `assistant setup` to download it")
 
 
-def open_recognizer(settings: HearingSettings, engine: str | None = None) -> Recognizer:
-    """The recognizer ``engine`` (default: the settings' choice). Raises ModelError for Vosk
-    without a usable model."""
+def choose(settings: HearingSettings) -> Choice:
+    wanted = settings.recognizer
+    if wanted in ("pocketsphinx", "text", "whisper"):
+        return Choice(wanted, f"{wanted} (set in config.yaml)")
+    if wanted == "vosk":
+        return Choice("vosk", f"Vosk with the model at {settings.vosk_folder}")
+    first = _streaming(settings)
+    if wanted == "hybrid" or whisper_installed(settings):
+        return Choice(first.engine, f"{first.note}; Whisper tiny.en decides what it doubts", "whisper")
+    return Choice(first.engine, f"{first.note}; Whisper is not installed (no second opinion)")
+
+
+@dataclass(frozen=True)
+class RecognizerSpec:
+    """One engine: how to open it from the settings, and the config.yaml section of its settings."""
+
+    name: str
+    open: Callable[[HearingSettings, SentenceSet], Recognizer]
+    section: str
+    min_confidence: Callable[[HearingSettings], float] = lambda settings: 0.0
+
+
+def _open_vosk(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:
+    from assistant.hearing.vosk_engine import VoskRecognizer
+
+    return VoskRecognizer.load(settings.vosk_folder)
+
+
+def _open_pocketsphinx(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:
+    from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer
+
+    return PocketSphinxRecognizer(fillers=settings.chatter_words, filler_entry=settings.chatter_entry,
+                                  filler_loop=settings.chatter_loop, noise_floor=settings.noise_floor,
+                                  phone_check=settings.phone_check, early_phone_check=settings.early_phone_check)
+
+
+def _open_whisper(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:
+    from assistant.hearing.whisper_engine import WhisperRecognizer, prompt_for
+
+    return WhisperRecognizer(open_transcriber(settings),
+                             lambda graph: prompt_for(sentences.help_for(graph.intents)))
+
+
+def _open_text(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:
+    from assistant.hearing.text_engine import TextRecognizer
+
+    return TextRecognizer()
+
+
+#: Every engine by its config.yaml name (``auto`` and ``hybrid`` combine these).
+RECOGNIZERS: dict[str, RecognizerSpec] = {spec.name: spec for spec in (
+    RecognizerSpec("vosk", _open_vosk, "hearing.vosk", lambda s: s.vosk_min_confidence),
+    RecognizerSpec("pocketsphinx", _open_pocketsphinx, "hearing.pocketsphinx",
+                   lambda s: s.pocketsphinx_min_confidence),
+    RecognizerSpec("whisper", _open_whisper, "hearing.whisper"),
+    RecognizerSpec("text", _open_text, ""),
+)}
+
+_transcribers: dict[tuple[str, int, int], WhisperTranscriber] = {}
+
+
+def open_transcriber(settings: HearingSettings) -> WhisperTranscriber:
+    """Whisper tiny.en, loaded once per process and model (it is the same model for every game)."""
+    folder = find_model(settings.whisper.model, settings.models_dir)
+    key = (str(folder), settings.whisper.beam_size, settings.whisper.threads)
+    found = _transcribers.get(key)
+    if found is None:
+        found = _transcribers[key] = WhisperTranscriber.load(folder, settings.whisper)
+    return found
+
+
+def open_recognizer(settings: HearingSettings, engine: str | None = None,
+                    sentences: SentenceSet | None = None) -> Recognizer:
+    """The recognizer ``engine`` (default: the settings' choice of streaming engine). Raises
+    ModelError for an engine without a usable model."""
     engine = engine or choose(settings).engine
-    if engine == "vosk":
-        from assistant.hearing.vosk_engine import VoskRecognizer
-
-        return VoskRecognizer.load(settings.vosk_folder)
-    if engine == "pocketsphinx":
-        from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer
-
-        return PocketSphinxRecognizer(fillers=settings.chatter_words, filler_entry=settings.chatter_entry,
-                                      filler_loop=settings.chatter_loop, noise_floor=settings.noise_floor,
-                                      phone_check=settings.phone_check,
-                                      early_phone_check=settings.early_phone_check)
-    if engine == "text":
-        from assistant.hearing.text_engine import TextRecognizer
-
-        return TextRecognizer()
-    raise ValueError(f"unknown recognizer {engine!r}; choose one of {', '.join(ENGINES)}")
+    spec = RECOGNIZERS.get(engine)
+    if spec is None:
+        raise ValueError(f"unknown recognizer {engine!r}; choose one of {', '.join(RECOGNIZERS)}")
+    return spec.open(settings, sentences or SentenceSet({"intents": {}}))
 
 
 def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterable[str] | None = None,
              engine: str | None = None, warn: Callable[[str], object] | None = None,
              fallback: bool = True) -> Ear:
-    """An Ear on the chosen recognizer. Under ``recognizer: auto`` a Vosk model that will not
-    load falls back to PocketSphinx (``warn`` hears why) unless ``fallback`` is False; a Vosk
-    chosen by name raises ModelError. ``warn`` is also told about any command words the model
-    cannot hear."""
+    """An Ear on the chosen recognizer (``engine``: a name of RECOGNIZERS, or ``hybrid``; None:
+    the settings' choice). A Vosk model that will not load falls back to PocketSphinx (``warn``
+    hears why) unless ``fallback`` is False or Vosk was chosen by name; a hybrid whose Whisper
+    cannot load goes on without the second opinion (``warn`` hears why). ``warn`` is also told
+    about any command words the model cannot hear."""
+    choice = choose(settings)
+    if engine is None:
+        engine, second = choice.engine, choice.second
+    elif engine == "hybrid":
+        engine, second = _streaming(settings).engine, "whisper"
+    else:
+        second = None
     try:
-        recognizer = open_recognizer(settings, engine)
+        recognizer = open_recognizer(settings, engine, sentences)
     except ModelError as error:
-        if not fallback or settings.recognizer != "auto" or engine not in (None, "vosk"):
+        if not fallback or settings.recognizer not in ("auto", "hybrid") or engine != "vosk":
             raise
         if warn is not None:
             warn(f"{error} Using PocketSphinx instead.")
-        recognizer = open_recognizer(settings, "pocketsphinx")
-    name = recognizer.name
-    min_confidence = {"vosk": settings.vosk_min_confidence,
-                      "pocketsphinx": settings.pocketsphinx_min_confidence}.get(name, 0.0)
-    ear = Ear(recognizer, sentences, intents, snap_edits=settings.snap_edits, min_confidence=min_confidence)
+        recognizer = open_recognizer(settings, "pocketsphinx", sentences)
+    opinion: SecondOpinion | None = None
+    spotter: Spotter | None = None
+    if second is not None or recognizer.free_text:
+        spotter = Spotter(sentences, settings=settings.spot)
+    if second is not None:
+        try:
+            opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings.veto)
+        except ModelError as error:
+            if not fallback:
+                raise
+            if warn is not None:
+                warn(f"{error} Listening without Whisper's second opinion.")
+    spec = RECOGNIZERS[recognizer.name]
+    ear = Ear(recognizer, sentences, intents, snap_edits=settings.snap_edits,
+              min_confidence=spec.min_confidence(settings), spotter=spotter, second=opinion)
     unknown = ear.unknown_words()
     if unknown and warn is not None:
-        warn(f"The {name} model does not know these command words, so sentences with them cannot be "
+        warn(f"The {recognizer.name} model does not know these command words, so sentences with them cannot be "
              f"heard: {', '.join(unknown)}.")
     return ear
 
 
 __all__ = [
-    "ENGINES", "Choice", "Ear", "Event", "Final", "HearingSettings", "ModelError", "NotRecognized", "Partial",
-    "Recognizer", "Transcript", "WordGraph", "choose", "event_from_dict", "open_ear", "open_recognizer", "snap",
+    "ENGINES", "RECOGNIZERS", "BaseRecognizer", "Choice", "Ear", "Event", "Final", "HearingSettings", "ModelError",
+    "NotRecognized", "Partial", "Recognizer", "RecognizerSpec", "SecondOpinion", "Transcript", "WordGraph", "choose",
+    "event_from_dict", "open_ear", "open_recognizer", "snap",
 ]

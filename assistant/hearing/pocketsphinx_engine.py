@@ -35,6 +35,7 @@ import yaml
 
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
+from assistant.hearing.recognizer import BaseRecognizer
 
 #: Bytes of noise (0.3 s) put before each utterance (PocketSphinx estimates the noise from it).
 LEAD_IN_BYTES = 2 * int(16_000 * 0.3)
@@ -112,7 +113,7 @@ def gate(audio: bytes, below_db: float, floor: float, seed: int = 0,
     return np.asarray(np.clip(np.round(out), -32768, 32767), dtype=np.int16).tobytes()
 
 
-class PocketSphinxRecognizer:
+class PocketSphinxRecognizer(BaseRecognizer):
     """PocketSphinx with a grammar from the sentence templates and a chatter-word loop."""
 
     name = "pocketsphinx"

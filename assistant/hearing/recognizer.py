@@ -6,11 +6,19 @@ a ``Transcript``. ``finish()`` ends the utterance now (end of a file, or the liv
 own end-of-speech), ``reset()`` drops it (e.g. while the assistant itself speaks).
 ``set_grammar`` may only be called between utterances; the ``Ear`` guarantees that by
 holding a new grammar back until the current utterance is over.
+
+A grammar recognizer's words are checked against the allowed sentences (exact, or snapped
+one edit away); a free recognizer's (``free_text``: Whisper) are searched for an allowed
+command said inside them (``spotting``). The hybrid listener gives the Ear a
+``SecondOpinion``: when the streaming engine doubts, rejects or hears nothing allowed,
+Whisper decides on the same utterance's audio, and its transcript can veto a command the
+first pass took from table talk.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -18,6 +26,7 @@ import numpy as np
 from assistant.hearing.audio import Int16, blocks
 from assistant.hearing.events import Final, NotRecognized, Partial, Transcript
 from assistant.hearing.grammar import WordGraph, snap
+from assistant.hearing.spotting import Spotter
 from assistant.sentences import SentenceSet
 
 #: Words recognizers use for "something that is not in the grammar".
@@ -27,6 +36,8 @@ UNKNOWN_WORDS = frozenset({"[unk]", "<unk>", "[noise]", "<noise>"})
 @runtime_checkable
 class Recognizer(Protocol):
     name: str
+    #: True for a recognizer that writes free text (no grammar): the Ear spots commands in it.
+    free_text: bool
 
     def set_grammar(self, graph: WordGraph) -> None:
         """Listen for the sentences of ``graph`` from the next utterance on."""
@@ -44,6 +55,45 @@ class Recognizer(Protocol):
         """Forget the current utterance."""
         ...
 
+    def doubt(self, partial: str) -> str:
+        """Why the partial words of the utterance under way should not be acted on yet ("" if
+        they may)."""
+        ...
+
+    def unknown_words(self, words: Iterable[str]) -> set[str]:
+        """Which of ``words`` the recognizer's model cannot hear."""
+        ...
+
+
+class BaseRecognizer:
+    """What a recognizer has unless it knows better: no doubts, every word known, a grammar."""
+
+    name = "recognizer"
+    free_text = False
+
+    def doubt(self, partial: str) -> str:
+        return ""
+
+    def unknown_words(self, words: Iterable[str]) -> set[str]:
+        return set()
+
+
+class Transcriber(Protocol):
+    def transcribe(self, audio: bytes, prompt: str = "") -> str: ...
+
+
+@dataclass
+class SecondOpinion:
+    """Whisper's say on an utterance (the hybrid listener).
+
+    ``veto``: a first-pass command is dropped when Whisper heard words in which no allowed
+    command can be spotted (table talk the grammar engine forced onto a command)."""
+
+    transcriber: Transcriber
+    spotter: Spotter
+    veto: bool = True
+    max_seconds: float = 15.0
+
 
 class Ear:
     """A recognizer plus the game's sentences: audio in, allowed commands (or nothing) out.
@@ -54,11 +104,18 @@ class Ear:
     """
 
     def __init__(self, recognizer: Recognizer, sentences: SentenceSet, intents: Iterable[str] | None = None,
-                 *, snap_edits: int = 1, min_confidence: float = 0.0) -> None:
+                 *, snap_edits: int = 1, min_confidence: float = 0.0, spotter: Spotter | None = None,
+                 second: SecondOpinion | None = None) -> None:
         self.recognizer = recognizer
         self.sentences = sentences
         self.snap_edits = snap_edits
         self.min_confidence = min_confidence
+        self.second = second
+        self.spotter = spotter or (second.spotter if second is not None else None)
+        if recognizer.free_text and self.spotter is None:
+            self.spotter = Spotter(sentences)
+        self._audio: list[bytes] = []
+        self._audio_bytes = 0
         self.graph = WordGraph(sentences, intents)
         self._pending: WordGraph | None = None
         self._in_utterance = False
@@ -90,14 +147,26 @@ class Ear:
 
     def _between_utterances(self) -> None:
         self._in_utterance = False
+        self._audio, self._audio_bytes = [], 0
         if self._pending is not None:
             self._use(self._pending)
 
+    def _keep(self, block: bytes) -> None:
+        """The utterance's audio, for the second opinion (the last ``max_seconds`` of it)."""
+        if self.second is None:
+            return
+        self._audio.append(block)
+        self._audio_bytes += len(block)
+        limit = int(self.second.max_seconds * 16_000 * 2)
+        while self._audio_bytes - len(self._audio[0]) > limit:
+            self._audio_bytes -= len(self._audio.pop(0))
+
     def feed(self, block: bytes) -> Partial | Final | None:
         self._in_utterance = True
+        self._keep(block)
         event = self.recognizer.accept(block)
         if isinstance(event, Transcript):
-            final = self.judge(event)  # under the grammar it was spoken under
+            final = self.decide(event)  # under the grammar it was spoken under
             self._between_utterances()
             return final
         if isinstance(event, Partial):
@@ -108,7 +177,7 @@ class Ear:
         return None
 
     def finish(self) -> Final:
-        final = self.judge(self.recognizer.finish())
+        final = self.decide(self.recognizer.finish())
         self._between_utterances()
         return final
 
@@ -133,17 +202,61 @@ class Ear:
 
     def doubt(self, partial: str) -> str:
         """Why the partial words of the utterance under way should not be acted on yet ("" if
-        they may): the recognizer's own check where it has one (for answering early)."""
-        check = getattr(self.recognizer, "doubt", None)
-        return str(check(partial)) if check is not None else ""
+        they may): the recognizer's own check (for answering early)."""
+        return self.recognizer.doubt(partial)
 
     def unknown_words(self) -> list[str]:
         """Words of the game's sentences the recognizer's model cannot hear (checked at start-up)."""
-        check = getattr(self.recognizer, "unknown_words", None)
-        return sorted(check(self.sentences.vocabulary())) if check is not None else []
+        return sorted(self.recognizer.unknown_words(self.sentences.vocabulary()))
+
+    def decide(self, transcript: Transcript) -> Final:
+        """The first pass's judgement, and the second opinion's where there is one: Whisper
+        decides when the first pass took nothing, and may veto what it took."""
+        first = self.judge(transcript)
+        if self.second is None:
+            return first
+        audio = b"".join(self._audio)
+        if len(audio) < 16_000 * 2 // 5:  # under 0.2 s: nothing to say about
+            return first
+        prompt = self._prompt()
+        text = self.second.transcriber.transcribe(audio, prompt)
+        opinion = self.spot(text)
+        if isinstance(opinion, Transcript):
+            return opinion
+        if isinstance(first, Transcript) and (not self.second.veto or not self.sentences.words(text)):
+            return first  # Whisper heard nothing to speak against it
+        if isinstance(first, Transcript):
+            return NotRecognized(text, f"vetoed {first.text!r}: {opinion.reason}", first.confidence)
+        if "not allowed now" in opinion.reason:
+            return opinion
+        return NotRecognized(first.heard or text, f"{first.reason}; Whisper heard {text!r}: {opinion.reason}",
+                             first.confidence, first.alternatives)
+
+    def _prompt(self) -> str:
+        from assistant.hearing.whisper_engine import prompt_for
+
+        return prompt_for(self.sentences.help_for(self.graph.intents))
+
+    def spot(self, text: str) -> Final:
+        """The allowed command said somewhere in free text, or why there is none (a command the
+        rules do not allow now is named, so its reason can be spoken)."""
+        assert self.spotter is not None
+        heard = text.strip()
+        found = self.spotter.spot(heard, self.graph.intents)
+        if found.command is not None:
+            return Transcript(found.sentence, max(0.0, 1.0 - found.distance), heard, found.command,
+                              found.distance > 0)
+        if found.sentence and self.sentences.words(heard):
+            anywhere = self.spotter.spot(heard)
+            if anywhere.command is not None and anywhere.command.intent not in self.graph.intents:
+                return NotRecognized(anywhere.sentence, f"{anywhere.command.intent} is not allowed now",
+                                     0.0)
+        return NotRecognized(heard, found.reason or "nothing heard", 0.0)
 
     def judge(self, transcript: Transcript) -> Final:
         """The allowed command a recognizer's transcript stands for, or why there is none."""
+        if self.recognizer.free_text:
+            return self.spot(transcript.text)
         heard = transcript.text.strip()
         words = self.sentences.words(heard)
         if not words:

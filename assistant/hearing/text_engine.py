@@ -11,9 +11,10 @@ from typing import TextIO
 
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
+from assistant.hearing.recognizer import BaseRecognizer
 
 
-class TextRecognizer:
+class TextRecognizer(BaseRecognizer):
     name = "text"
 
     def __init__(self) -> None:

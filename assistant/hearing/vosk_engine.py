@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
+from assistant.hearing.recognizer import BaseRecognizer
 
 DEFAULT_MODEL = "vosk-model-small-en-us-0.15"
 #: Files every Vosk model folder has (a half-unpacked folder lacks some).
@@ -64,7 +65,7 @@ def load_model(folder: Path) -> Any:
         raise ModelError(f"Vosk could not load the model at {folder}: {error}") from error
 
 
-class VoskRecognizer:
+class VoskRecognizer(BaseRecognizer):
     name = "vosk"
 
     def __init__(self, model: Any, *, sample_rate: int = 16_000,

