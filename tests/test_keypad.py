@@ -8,7 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from assistant.live.keypad import EV_KEY, INPUT_EVENT, KEY_CODES, CharKeypad, EvdevKeypad, KeypadError, PressQueue
+from assistant.live.keypad import (
+    DEFAULT_CHAR_KEYS,
+    DEFAULT_CHAR_TALK_KEYS,
+    DEFAULT_EVDEV_KEYS,
+    DEFAULT_EVDEV_TALK_KEYS,
+    EV_KEY,
+    INPUT_EVENT,
+    KEY_CODES,
+    TALK,
+    CharKeypad,
+    EvdevKeypad,
+    KeypadError,
+    PressQueue,
+    with_talk_keys,
+)
 
 
 def wait_for(presses: PressQueue, n: int) -> list[str]:
@@ -112,3 +126,66 @@ def test_keypad_keys_from_config_are_checked() -> None:
     config = Config.from_text("keypad:\n  keys: {'+': R, ab: 1}\n")
     assert keypad_keys(config, evdev=False) == {"+": "R"}
     assert "must be one character" in config.problems[0]
+
+
+def test_a_talk_key_delivers_talk_through_the_same_callback(tmp_path: Path) -> None:
+    fifo = tmp_path / "keypad"
+    presses = PressQueue()
+    keypad = CharKeypad(fifo, with_talk_keys(DEFAULT_CHAR_KEYS, DEFAULT_CHAR_TALK_KEYS))
+    keypad.start(presses)
+    try:
+        fd = os.open(fifo, os.O_WRONLY)
+        os.write(fd, b"+1 2")
+        os.close(fd)
+        assert wait_for(presses, 4) == [TALK, "1", TALK, "2"]
+    finally:
+        keypad.stop()
+
+
+def test_evdev_talk_key(tmp_path: Path) -> None:
+    sys_root, dev_root = fake_input(tmp_path, {"event3": "Numeric Keypad"})
+    keypad = EvdevKeypad("keypad", with_talk_keys(DEFAULT_EVDEV_KEYS, DEFAULT_EVDEV_TALK_KEYS),
+                         sys_root=sys_root, dev_root=dev_root)
+    presses = PressQueue()
+    keypad.start(presses)
+    try:
+        fd = os.open(dev_root / "event3", os.O_WRONLY)
+        os.write(fd, event(EV_KEY, KEY_CODES["KEY_KPPLUS"], 1) + event(EV_KEY, KEY_CODES["KEY_KP2"], 1))
+        os.close(fd)
+        assert wait_for(presses, 2) == [TALK, "2"]
+    finally:
+        keypad.stop()
+
+
+def test_talk_keys_from_config_are_checked() -> None:
+    from assistant.config import Config
+    from assistant.live.run import talk_keys
+
+    buttons = dict(DEFAULT_CHAR_KEYS)
+    config = Config.from_text("")
+    assert talk_keys(config, False, buttons) == DEFAULT_CHAR_TALK_KEYS
+    assert talk_keys(config, True, dict(DEFAULT_EVDEV_KEYS)) == DEFAULT_EVDEV_TALK_KEYS
+    config = Config.from_text("keypad:\n  talk_key: t\n")
+    assert talk_keys(config, False, buttons) == ("t",) and config.problems == []
+    config = Config.from_text("keypad:\n  talk_key: [KEY_F1, KEY_SPACE, KEY_KP1]\n")
+    assert talk_keys(config, True, dict(DEFAULT_EVDEV_KEYS)) == ("KEY_SPACE",)
+    assert len(config.problems) == 2
+    assert config.problems[0].startswith("config line 2: keypad.talk_key: 'KEY_F1' is not a key name")
+    assert "'KEY_KP1' is already the button 1; left out." in config.problems[1]
+    config = Config.from_text("keypad:\n  talk_key: [tt, 1]\n")
+    assert talk_keys(config, False, buttons) == DEFAULT_CHAR_TALK_KEYS
+    assert "'tt' must be one character" in config.problems[0]
+    assert "'1' is already the button 1" in config.problems[1]
+    assert config.problems[2] == "config line 2: keypad.talk_key: no usable talk key; using '+' and ' '."
+
+
+def test_the_fifo_keypad_from_config_has_the_talk_key(tmp_path: Path) -> None:
+    from assistant.config import Config
+    from assistant.live.run import open_keypad
+
+    config = Config.from_text(f"keypad:\n  source: fifo\n  fifo: {tmp_path / 'keys'}\n  talk_key: t\n"
+                              "  keys: {'+': R}\n")
+    keypad = open_keypad(config)
+    assert isinstance(keypad, CharKeypad)
+    assert keypad.keys == {"+": "R", "t": TALK}
+    assert config.problems == []

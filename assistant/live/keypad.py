@@ -7,7 +7,8 @@ Sources (``keypad.source`` in config.yaml):
   into the Pi types there too).
 - ``fifo``: characters written into a named pipe (for GPIO buttons, a phone, or tests).
 - ``none``: no private input; the Omega Virus fires random shots for attackers.
-Each press becomes one of "0", "1", "2", "R" through the key map.
+Each press becomes one of "0", "1", "2", "R" through the key map, or ``TALK`` for a talk
+key (push-to-talk: the live loop opens the microphone for one utterance; never a game button).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import select
 import struct
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,6 +32,20 @@ DEFAULT_EVDEV_KEYS: dict[str, str] = {
 }
 #: characters -> buttons (terminal and fifo).
 DEFAULT_CHAR_KEYS: dict[str, str] = {"0": "0", "1": "1", "2": "2", "r": "R", "R": "R", ".": "R", "*": "R"}
+#: What a talk key delivers: not a game button, the live loop's "let me speak".
+TALK = "TALK"
+#: Talk keys unless ``keypad.talk_key`` says otherwise: "+" on a numeric keypad, and the space bar.
+DEFAULT_CHAR_TALK_KEYS: tuple[str, ...] = ("+", " ")
+DEFAULT_EVDEV_TALK_KEYS: tuple[str, ...] = ("KEY_KPPLUS", "KEY_SPACE")
+
+
+def with_talk_keys(keys: Mapping[str, str], talk_keys: Iterable[str]) -> dict[str, str]:
+    """The key map ``keys`` with each of ``talk_keys`` delivering :data:`TALK` (a key that is
+    already a button stays that button)."""
+    mapped = dict(keys)
+    for key in talk_keys:
+        mapped.setdefault(key, TALK)
+    return mapped
 
 
 class KeypadError(RuntimeError):

@@ -7,6 +7,11 @@ moves between answers. When a partial result already is a whole command that is 
 now and cannot grow into another, the loop acts on it without waiting for the silence
 that ends the utterance. A microphone that is missing, busy or unplugged is reported and
 retried; the clock stands still meanwhile, so nothing is lost.
+
+Push-to-talk (``listen: push-to-talk``): the microphone is dropped like the assistant's own
+voice unless a talk key opened it. A press, when the assistant is quiet, plays a short cue and
+listens for one utterance: until the recognizer ends one that had words, or ``talk_seconds``
+pass; then it is closed again, so table talk between presses is never heard at all.
 """
 
 from __future__ import annotations
@@ -18,10 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from assistant.engine import Command
+from assistant.engine import Command, Sound
 from assistant.hearing.events import NotRecognized, Partial, Transcript
 from assistant.hearing.recognizer import Ear
-from assistant.live.keypad import Keypad
+from assistant.live.keypad import TALK, Keypad
 from assistant.live.microphone import Block, MicrophoneError
 from assistant.session import Session
 
@@ -46,6 +51,14 @@ class Speaking(Protocol):
     def is_speaking(self) -> bool: ...
 
 
+LISTEN_MODES = ("always", "push-to-talk")
+#: Played when a talk press opens the microphone (one of the announcer's sounds).
+TALK_CUE = Sound("beep")
+#: After the cue, the microphone is dropped this long (not ``mute_tail_seconds``): a player
+#: who heard the beep starts at once, and a short beep leaves little echo to wait out.
+CUE_TAIL_SECONDS = 0.15
+
+
 @dataclass
 class LiveSettings:
     block_seconds: float = 0.1
@@ -54,6 +67,14 @@ class LiveSettings:
     early_steady_blocks: int = 2
     retry_seconds: float = 2.0
     silent_mic_seconds: float = 3.0
+    #: "always", or "push-to-talk": only what is said after a talk press is heard.
+    listen: str = "always"
+    #: Push-to-talk: how long one press listens at most (the utterance under way is then ended).
+    talk_seconds: float = 6.0
+
+    @property
+    def push_to_talk(self) -> bool:
+        return self.listen == "push-to-talk"
 
 
 @dataclass
@@ -84,6 +105,10 @@ class LiveLoop:
     _partial: str = ""
     _complete: bool = False
     _steady: int = 0
+    #: Push-to-talk: listening is open until this monotonic time (None: closed).
+    _talk_until: float | None = None
+    #: When the talk cue ended: speech that ended at another time closes listening.
+    _cue_ended_at: float | None = None
 
     def _on_press(self, button: str) -> None:
         with self._lock:
@@ -157,7 +182,9 @@ class LiveLoop:
         """Whether audio or a press between ``start`` and ``end`` overlaps speech plus its tail."""
         if self.speaking.is_speaking():
             return True
-        return start < self.speaking.ended_at + self.settings.mute_tail_seconds
+        cue = self.speaking.ended_at == self._cue_ended_at
+        tail = min(CUE_TAIL_SECONDS, self.settings.mute_tail_seconds) if cue else self.settings.mute_tail_seconds
+        return start < self.speaking.ended_at + tail
 
     def _handle_presses(self) -> bool:
         with self._lock:
@@ -166,9 +193,54 @@ class LiveLoop:
         for press in presses:
             if self._muted(press.at, press.at):
                 continue
+            if press.button == TALK:
+                acted |= self._talk()
+                continue
             self.session.press([press.button])
             acted = True
         return acted
+
+    # ----------------------------------------------------------------- push-to-talk
+
+    def _talk(self) -> bool:
+        """A talk press: open the microphone for one utterance (push-to-talk only)."""
+        if not self.settings.push_to_talk:
+            return False
+        if self.listening():
+            self._talk_until = time.monotonic() + self.settings.talk_seconds  # still talking
+            return False
+        if self._dirty:
+            self.ear.reset()
+            self._dirty = False
+        self.session.announcer.announce([TALK_CUE])
+        self._cue_ended_at = self.speaking.ended_at
+        self._talk_until = time.monotonic() + CUE_TAIL_SECONDS + self.settings.talk_seconds
+        return True
+
+    def listening(self, now: float | None = None) -> bool:
+        """Whether what the microphone hears now is taken (always, unless push-to-talk is
+        closed: never pressed, its time is up, or the assistant has spoken since)."""
+        if not self.settings.push_to_talk:
+            return True
+        if self._talk_until is None:
+            return False
+        if self.speaking.ended_at != self._cue_ended_at or self.speaking.is_speaking():
+            self._stop_talk()  # half-duplex: the assistant's answer ends the turn
+            return False
+        return (time.monotonic() if now is None else now) < self._talk_until
+
+    def _stop_talk(self) -> None:
+        self._talk_until = None
+
+    def _talk_time_up(self) -> bool:
+        """The press's time is up: what was said so far is the utterance, ended here."""
+        self._stop_talk()
+        self._partial, self._complete, self._steady = "", False, 0
+        if not self._dirty:
+            return False
+        return self._handle_final(self.ear.finish())
+
+    # ----------------------------------------------------------------- speech
 
     def _handle_block(self, block: Block) -> bool:
         start = block.captured_at - self.settings.block_seconds
@@ -176,6 +248,10 @@ class LiveLoop:
             if self._dirty:
                 self.ear.reset()
                 self._dirty = False
+            return False
+        if not self.listening(start):
+            if self._talk_until is not None:
+                return self._talk_time_up()
             return False
         self._dirty = True
         event = self.ear.feed(block.audio)
@@ -187,6 +263,11 @@ class LiveLoop:
             self._steady += 1
             return self._maybe_early()
         self._partial, self._complete, self._steady = "", False, 0
+        return self._handle_final(event)
+
+    def _handle_final(self, event: Transcript | NotRecognized) -> bool:
+        if event.heard:
+            self._stop_talk()  # one utterance per talk press
         if isinstance(event, Transcript):
             self._dirty = False
             if event.command is not None:
@@ -221,6 +302,7 @@ class LiveLoop:
         return True
 
     def _act(self, command: Command, early: bool) -> None:
+        self._stop_talk()
         if self.on_action is not None:
             self.on_action(command, early)
         self.session.apply(command)

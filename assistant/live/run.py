@@ -10,18 +10,23 @@ from assistant.config import Config
 from assistant.journal import find_unfinished
 from assistant.live.keypad import (
     DEFAULT_CHAR_KEYS,
+    DEFAULT_CHAR_TALK_KEYS,
     DEFAULT_EVDEV_KEYS,
+    DEFAULT_EVDEV_TALK_KEYS,
     KEY_CODES,
     CharKeypad,
     EvdevKeypad,
     Keypad,
     KeypadError,
+    with_talk_keys,
 )
-from assistant.live.loop import LiveLoop, LiveSettings
+from assistant.live.loop import LISTEN_MODES, LiveLoop, LiveSettings
 from assistant.live.microphone import Microphone
 from assistant.session import Session
 
 KEYPAD_SOURCES = ("none", "terminal", "fifo", "evdev")
+#: Said once after the start (or resume) when ``listen: push-to-talk``.
+PUSH_TO_TALK_HINT = "Press the talk key, then speak."
 
 
 def live_settings(config: Config) -> LiveSettings:
@@ -32,6 +37,8 @@ def live_settings(config: Config) -> LiveSettings:
         answer_early=config.get("live.answer_early", d.answer_early),
         early_steady_blocks=config.get("live.early_steady_blocks", d.early_steady_blocks, minimum=1, maximum=10),
         retry_seconds=config.get("live.retry_seconds", d.retry_seconds, minimum=0.2),
+        listen=config.get("listen", d.listen, choices=LISTEN_MODES),
+        talk_seconds=config.get("live.talk_seconds", d.talk_seconds, minimum=1.0, maximum=60.0),
     )
 
 
@@ -39,15 +46,16 @@ def open_keypad(config: Config) -> Keypad | None:
     source = config.get("keypad.source", "terminal", choices=KEYPAD_SOURCES)
     if source == "none":
         return None
-    keys = keypad_keys(config, evdev=source == "evdev")
-    if source == "evdev":
-        return EvdevKeypad(config.get("keypad.device", "keypad"), keys or dict(DEFAULT_EVDEV_KEYS))
+    evdev = source == "evdev"
+    buttons = keypad_keys(config, evdev) or dict(DEFAULT_EVDEV_KEYS if evdev else DEFAULT_CHAR_KEYS)
+    keys = with_talk_keys(buttons, talk_keys(config, evdev, buttons))
+    if evdev:
+        return EvdevKeypad(config.get("keypad.device", "keypad"), keys)
     if source == "fifo":
-        return CharKeypad(Path(config.get("keypad.fifo", "/tmp/omega-keypad")).expanduser(),
-                          keys or dict(DEFAULT_CHAR_KEYS))
+        return CharKeypad(Path(config.get("keypad.fifo", "/tmp/omega-keypad")).expanduser(), keys)
     if not sys.stdin.isatty():
         return None
-    return CharKeypad(None, keys or dict(DEFAULT_CHAR_KEYS))
+    return CharKeypad(None, keys)
 
 
 def keypad_keys(config: Config, evdev: bool) -> dict[str, str]:
@@ -67,6 +75,36 @@ def keypad_keys(config: Config, evdev: bool) -> dict[str, str]:
         else:
             keys[key] = button
     return keys
+
+
+def talk_keys(config: Config, evdev: bool, buttons: dict[str, str]) -> tuple[str, ...]:
+    """``keypad.talk_key``: the key (or list of keys) that opens the microphone in push-to-talk.
+
+    A key the reader does not know, or one that already is a button, is reported and left
+    out; with none left, the default ("+" and the space bar) is used.
+    """
+    default = DEFAULT_EVDEV_TALK_KEYS if evdev else DEFAULT_CHAR_TALK_KEYS
+    raw = config.raw("keypad.talk_key", None)
+    if raw is None:
+        return default
+    keys: list[str] = []
+    where = f"{config.where('keypad.talk_key')}: keypad.talk_key"
+    for entry in raw if isinstance(raw, list) else [raw]:
+        key = str(entry)
+        if evdev and key not in KEY_CODES:
+            config.problems.append(f"{where}: {key!r} is not a key name this reader knows "
+                                   f"({', '.join(sorted(KEY_CODES))}); left out.")
+        elif not evdev and len(key) != 1:
+            config.problems.append(f"{where}: {key!r} must be one character for the terminal or a pipe"
+                                   "; left out.")
+        elif key in buttons:
+            config.problems.append(f"{where}: {key!r} is already the button {buttons[key]}; left out.")
+        else:
+            keys.append(key)
+    if not keys:
+        config.problems.append(f"{where}: no usable talk key; using {' and '.join(map(repr, default))}.")
+        return tuple(k for k in default if k not in buttons)
+    return tuple(keys)
 
 
 def run_live(game: str, seed: int | None, config: Config, settings: dict[str, Any], folder: Path,
@@ -120,10 +158,15 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
             print(f"keypad: {error} Playing without it: secret codes can be spoken, shots are random.",
                   file=sys.stderr)
             keypad = None
+    if loop_settings.push_to_talk and keypad is None:
+        print("listen: push-to-talk needs a keypad to talk with; listening always instead.", file=sys.stderr)
+        loop_settings.listen = "always"
     if unfinished is not None:
         session.resumed("Say new game to start over.")  # resumed by itself: nobody was asked
     else:
         session.start()
+    if loop_settings.push_to_talk:
+        session.say(PUSH_TO_TALK_HINT)
     announcer.follow(session)  # BSat1 glitches more as the countdown runs out
     loop = LiveLoop(session, ear, mic, announcer.speaking, keypad, loop_settings, rescan=rescan)
     try:
