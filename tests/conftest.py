@@ -1,10 +1,14 @@
-"""Shared for every test: journals go to a temporary state folder, never the user's or the checkout's."""
+"""Shared for every test: journals go to a temporary state folder, never the user's or the
+checkout's; each registered game's spec, for the tests that run over every game."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from assistant.games import GameSpec, game_spec, specs
 
 
 @pytest.fixture(autouse=True)
@@ -13,3 +17,9 @@ def _private_state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     folder = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("ASSISTANT_STATE_DIR", str(folder))
     return folder
+
+
+@pytest.fixture(params=[spec.name for spec in specs()])
+def spec(request: pytest.FixtureRequest) -> Iterator[GameSpec]:
+    """Each game offered to players, one test run per game."""
+    yield game_spec(request.param)

@@ -11,6 +11,7 @@ walks through it.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -49,6 +50,14 @@ def no_settings(config: Config) -> Settings:
     return {}
 
 
+def numbers_or_names(sentences: SentenceSet, *lists: str) -> Callable[[str], bool]:
+    """Live content: a sentence with a number in it, or with a value of one of the sentence
+    ``lists`` (names, colors), as the game says it (capitalized)."""
+    words = sorted({value.out.capitalize() for name in lists for value in sentences.lists[name]})
+    pattern = re.compile(r"\d|\b(" + "|".join(re.escape(w) for w in words) + r")\b")
+    return lambda text: pattern.search(text) is not None
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """One game's facts, as data: everything the session and the tools may ask of it."""
@@ -74,6 +83,9 @@ class GameSpec:
     urgency: Callable[[Game], float] = calm
     #: For a game played on a keypad: ``keypad(config)`` gives the buttons of each command.
     keypad: Callable[[Config], Keypad] | None = None
+    #: Whether a sentence it says is made with live content (names, numbers, what a player
+    #: holds), synthesized as it is said; everything else it says is in fixed_phrases.
+    live_content: Callable[[str], bool] = lambda text: False
 
     def __post_init__(self) -> None:
         if "repeat" not in self.query_intents:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -155,6 +156,14 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     return list(seen.values())
 
 
+#: What the Command Center says with live content: the seconds left, what a player holds.
+LIVE = re.compile(r"^(\d+ seconds until I take over!|(Red|Blue|Green|Yellow) has (the|nothing).*)$")
+
+
+def live_content(text: str) -> bool:
+    return LIVE.match(text) is not None
+
+
 SPEC = GameSpec(
     name=NAME,
     create=create,
@@ -166,6 +175,7 @@ SPEC = GameSpec(
     live_settings=live_settings,
     urgency=urgency,
     keypad=keypad,
+    live_content=live_content,
 )
 
 __all__ = ["NAME", "SPEC", "board_text", "create", "fixed_phrases", "sentences", "settings_from_config"]

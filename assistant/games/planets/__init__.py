@@ -7,7 +7,7 @@ approximation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -17,7 +17,7 @@ import yaml
 
 from assistant.config import Config
 from assistant.engine import Say, make_rng
-from assistant.games import GameSpec
+from assistant.games import GameSpec, numbers_or_names
 from assistant.games.planets.engine import (
     BLAST_OFF_RULE,
     MAX_PLAYERS,
@@ -126,7 +126,7 @@ def _players(config: Config) -> list[str]:
 def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     """Everything said with no live content (for the voice cache), spinner results included."""
     segments = PlanetsSettings.from_mapping(settings).segments
-    texts = [WELCOME, WHO_PLAYS, ROCKET_AWAY, ROCKET_AWAY_FROM_SHIP, THEN_NEXT,
+    texts = [WELCOME, WHO_PLAYS, f"No players yet. {WHO_PLAYS}", ROCKET_AWAY, ROCKET_AWAY_FROM_SHIP, THEN_NEXT,
              "You can give names: say, for example, red is Anna.", "The Intruder moves only once a turn.",
              "No other ship is on the board.", "No ship is on the board for the Intruder to land on."]
     texts += [Segment(s.intruder, s.gforce).text() for s in segments]
@@ -136,6 +136,17 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     return [Say(ZARK, t) for t in dict.fromkeys(texts)]
 
 
+
+@cache
+def _live_content() -> Callable[[str], bool]:
+    return numbers_or_names(sentences(), "name", "ship")
+
+
+def _live(text: str) -> bool:
+    """Said with live content: numbers and names."""
+    return _live_content()(text)
+
+
 SPEC = GameSpec(
     name="planets",
     create=create,
@@ -143,5 +154,6 @@ SPEC = GameSpec(
     fixed_phrases=fixed_phrases,
     settings_from_config=settings_from_config,
     query_intents=frozenset({"repeat", "status"}),
+    live_content=_live,
     supports_undo=PlanetsGame.supports_undo,
 )

@@ -6,7 +6,7 @@ Card values the rulebook does not print live in ``cards.yaml`` (or a copy named 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -16,7 +16,7 @@ import yaml
 
 from assistant.config import Config
 from assistant.engine import Say, make_rng
-from assistant.games import GameSpec
+from assistant.games import GameSpec, numbers_or_names
 from assistant.games.prologue.engine import (
     COUNTDOWN_WORDS,
     FIRST_SETUP,
@@ -168,6 +168,17 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     return [Say(NARRATOR, t) for t in dict.fromkeys(texts)]
 
 
+
+@cache
+def _live_content() -> Callable[[str], bool]:
+    return numbers_or_names(sentences(), "name")
+
+
+def _live(text: str) -> bool:
+    """Said with live content: numbers and names."""
+    return _live_content()(text)
+
+
 SPEC = GameSpec(
     name="prologue",
     create=create,
@@ -175,5 +186,6 @@ SPEC = GameSpec(
     fixed_phrases=fixed_phrases,
     settings_from_config=settings_from_config,
     query_intents=frozenset({"repeat", "status", "time"}),
+    live_content=_live,
     supports_undo=PrologueGame.supports_undo,
 )

@@ -1,0 +1,146 @@
+"""What the game tests share: a random table that plays any registered game through its spec,
+and the command line run as a child process fed line by line."""
+
+from __future__ import annotations
+
+import enum
+import os
+import random
+import select
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from assistant.engine import Command, Game, NotAllowed, Output
+from assistant.games import GameSpec
+from assistant.sentences import Alt, Node, Seq, SlotRef, Word
+from assistant.session import SESSION_INTENTS
+
+
+def state_of(game: Game) -> object:
+    """The whole state of a game, RNG included, as plain data (equal: the same game)."""
+    return plain(game, set())
+
+
+def plain(value: object, seen: set[int]) -> object:
+    if value is None or isinstance(value, str | int | float | bool | enum.Enum):
+        return value
+    if isinstance(value, random.Random):
+        return value.getstate()
+    if isinstance(value, list | tuple):
+        return [plain(v, seen) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(repr(plain(v, seen)) for v in value)
+    if isinstance(value, dict):
+        return {repr(k): plain(v, seen) for k, v in value.items()}
+    if callable(value) and not hasattr(value, "__dict__"):
+        return repr(type(value))
+    if id(value) in seen:
+        return "<seen>"
+    fields = getattr(value, "__dict__", None)
+    if fields is None:
+        slots = getattr(type(value), "__slots__", ())
+        fields = {name: getattr(value, name) for name in slots if hasattr(value, name)}
+    return {"type": type(value).__name__, **{k: plain(v, seen | {id(value)}) for k, v in fields.items()}}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One input of a random table and what came of it."""
+
+    command: Command | None          # None: time passed instead
+    seconds: float                   # how much, when time passed
+    outputs: list[Output]
+    refused: str = ""                # the spoken reason, when a rule refused the command
+
+
+class RandomTable:
+    """Players who say random sentences of the game (mostly ones allowed now, some not) and
+    let random stretches of time pass; every sentence comes from the game's own templates."""
+
+    def __init__(self, spec: GameSpec, seed: int, settings: dict[str, object] | None = None) -> None:
+        self.spec = spec
+        self.rng = random.Random(-seed - 1)
+        self.game = spec.create(seed, settings or {})
+        sentences = spec.sentences()
+        self.sentences = sentences
+        self.intents = sorted(i for i in sentences.intents if i not in SESSION_INTENTS)
+
+    def command(self) -> Command:
+        allowed = sorted(set(self.intents) & self.game.allowed_intents())
+        intent = self.rng.choice(allowed if allowed and self.rng.random() < 0.85 else self.intents)
+        text = " ".join(self.say(self.rng.choice(self.sentences.intents[intent].templates)))
+        found = self.sentences.match(text, [intent])
+        assert found is not None, (intent, text)
+        return found
+
+    def say(self, node: Node) -> list[str]:
+        """A random sentence of one template."""
+        if isinstance(node, Word):
+            return [node.text]
+        if isinstance(node, Seq):
+            return [word for item in node.items for word in self.say(item)]
+        if isinstance(node, Alt):
+            return self.say(self.rng.choice(node.options))
+        if isinstance(node, SlotRef):
+            return self.say(self.rng.choice(self.sentences.lists[node.list_name]).node)
+        return self.say(self.sentences.rules[node.name])
+
+    def play(self, steps: int) -> Iterator[Step]:
+        yield Step(None, 0.0, self.game.start())
+        for _ in range(steps):
+            if self.game.is_over():
+                return
+            if self.game.next_event_in() is not None and self.rng.random() < 0.25:
+                seconds = round(self.rng.choice([0.001, 0.5, 2.0, self.rng.uniform(0, 60)]), 3)
+                yield Step(None, seconds, self.game.advance(seconds))
+                continue
+            command = self.command()
+            try:
+                yield Step(command, 0.0, self.game.handle(command))
+            except NotAllowed as reason:
+                yield Step(command, 0.0, [], str(reason))
+
+
+class Running:
+    """The CLI as a child process fed line by line, its output read as it comes."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=env, cwd=cwd, bufsize=0)
+        self.pending = b""
+        self.lines: list[str] = []
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((line + "\n").encode())
+        self.proc.stdin.flush()
+
+    def read_until(self, last: str, timeout: float = 30.0) -> list[str]:
+        """Lines up to and including ``last``."""
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        got: list[str] = []
+        while True:
+            while b"\n" in self.pending:
+                raw, self.pending = self.pending.split(b"\n", 1)
+                got.append(raw.decode())
+                if got[-1] == last:
+                    self.lines += got
+                    return got
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no {last!r} within {timeout} s; got {got}")
+            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                if not chunk:
+                    raise AssertionError(f"the CLI ended before {last!r}; got {got}")
+                self.pending += chunk
+
+    def kill(self) -> None:
+        self.proc.kill()  # SIGKILL: no chance to tidy up
+        self.proc.wait(timeout=10)
+        assert self.proc.returncode == -9
