@@ -8,8 +8,9 @@ import os
 import random
 import select
 import subprocess
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,3 +145,60 @@ class Running:
         self.proc.kill()  # SIGKILL: no chance to tidy up
         self.proc.wait(timeout=10)
         assert self.proc.returncode == -9
+
+
+def split(transcript: str) -> tuple[str, list[str]]:
+    """A transcript ("> " lines typed, the others answered) as the typed script and the answers."""
+    lines = transcript.splitlines()
+    script = "".join(line[2:] + "\n" for line in lines if line.startswith("> "))
+    return script, [line for line in lines if not line.startswith("> ")]
+
+
+def steps(transcript: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """The opening lines, then each typed line with the lines it must be answered with."""
+    opening: list[str] = []
+    out: list[tuple[str, list[str]]] = []
+    for line in transcript.splitlines():
+        if line.startswith("> "):
+            out.append((line[2:], []))
+        elif out:
+            out[-1][1].append(line)
+        else:
+            opening.append(line)
+    return opening, out
+
+
+def play_args(tmp_path: Path, game: str, config: str, seed: int, *extra: str) -> tuple[list[str], dict[str, str]]:
+    """``assistant play GAME --text`` on the virtual clock, journaling into tmp_path/state; the
+    config file is written with ``config`` unless the test wrote one already."""
+    path = tmp_path / "config.yaml"
+    if not path.exists():
+        path.write_text(config)
+    env = dict(os.environ, ASSISTANT_STATE_DIR=str(tmp_path / "state"))
+    args = [sys.executable, "-m", "assistant", "--config", str(path), "play", game, "--text",
+            "--seed", str(seed), "--clock", "virtual", *extra]
+    return args, env
+
+
+def kill_then_resume(tmp_path: Path, transcript: str, cut: str, nth: int,
+                     args: Callable[..., tuple[list[str], dict[str, str]]]) -> tuple[list[str], list[str]]:
+    """Play ``transcript`` until the ``nth`` line ``cut`` is answered, kill -9, then --resume with
+    the rest: the lines printed after the resume and the lines the rest must end with."""
+    opening, played = steps(transcript)
+    at = [i for i, (typed, _) in enumerate(played) if typed == cut][nth - 1]
+    first_args, env = args(tmp_path)
+    first = Running(first_args, env, tmp_path)
+    assert first.read_until(opening[-1]) == opening
+    for typed, answer in played[: at + 1]:
+        first.send(typed)
+        if answer:
+            assert first.read_until(answer[-1]) == answer
+    first.kill()
+    rest = played[at + 1:]
+    script = "".join(typed + "\n" for typed, _ in rest)
+    expected = [line for _, answer in rest for line in answer]
+    resumed_args, env = args(tmp_path, "--resume")
+    done = subprocess.run(resumed_args, input=script, capture_output=True, text=True, timeout=60, env=env,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines(), expected

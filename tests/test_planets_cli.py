@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import os
-import select
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.harness import kill_then_resume, play_args, split
 
 #: A whole game from set-up to the winner: "> " lines are typed, the others are 7-Zark-7's
 #: answers, in order. Seed 4, the packaged spinner, three players.
@@ -134,20 +132,8 @@ ZARK: If that was not right, say undo. Otherwise, say new game to play again.
 """
 
 
-def split(transcript: str) -> tuple[str, list[str]]:
-    lines = transcript.splitlines()
-    script = "".join(line[2:] + "\n" for line in lines if line.startswith("> "))
-    return script, [line for line in lines if not line.startswith("> ")]
-
-
 def cli_args(tmp_path: Path, *extra: str, seed: int = 4) -> tuple[list[str], dict[str, str]]:
-    config = tmp_path / "config.yaml"
-    if not config.exists():
-        config.write_text("games:\n  planets: {}\n")
-    env = dict(os.environ, ASSISTANT_STATE_DIR=str(tmp_path / "state"))
-    args = [sys.executable, "-m", "assistant", "--config", str(config), "play", "planets", "--text",
-            "--seed", str(seed), "--clock", "virtual", *extra]
-    return args, env
+    return play_args(tmp_path, "planets", "games:\n  planets: {}\n", seed, *extra)
 
 
 def test_whole_game_through_the_cli(tmp_path: Path) -> None:
@@ -193,84 +179,11 @@ def test_configured_players_skip_the_question(tmp_path: Path) -> None:
     assert out[-1].startswith("ZARK: Intruder moves ")
 
 
-class Running:
-    """The CLI as a child process fed line by line, its output read as it comes."""
-
-    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=env, cwd=cwd, bufsize=0)
-        self.pending = b""
-        self.lines: list[str] = []
-
-    def send(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write((line + "\n").encode())
-        self.proc.stdin.flush()
-
-    def read_until(self, last: str, timeout: float = 30.0) -> list[str]:
-        """Lines up to and including ``last``."""
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + timeout
-        got: list[str] = []
-        while True:
-            while b"\n" in self.pending:
-                raw, self.pending = self.pending.split(b"\n", 1)
-                got.append(raw.decode())
-                if got[-1] == last:
-                    self.lines += got
-                    return got
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"no {last!r} within {timeout} s; got {got}")
-            ready, _, _ = select.select([self.proc.stdout], [], [], left)
-            if ready:
-                chunk = os.read(self.proc.stdout.fileno(), 65536)
-                if not chunk:
-                    raise AssertionError(f"the CLI ended before {last!r}; got {got}")
-                self.pending += chunk
-
-    def kill(self) -> None:
-        self.proc.kill()  # SIGKILL: no chance to tidy up
-        self.proc.wait(timeout=10)
-        assert self.proc.returncode == -9
-
-
-def steps(transcript: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
-    """The opening lines, then each typed line with the lines it must be answered with."""
-    opening: list[str] = []
-    out: list[tuple[str, list[str]]] = []
-    for line in transcript.splitlines():
-        if line.startswith("> "):
-            out.append((line[2:], []))
-        elif out:
-            out[-1][1].append(line)
-        else:
-            opening.append(line)
-    return opening, out
-
-
 @pytest.mark.parametrize("cut, nth", [("red is anna", 1), ("the intruder landed on blue", 1), ("undo", 1),
                                       ("status", 1)])
 def test_kill_minus_nine_then_resume_restores_the_same_game(tmp_path: Path, cut: str, nth: int) -> None:
     """Kill the CLI once the ``nth`` line ``cut`` is answered; --resume must go on as if nothing happened."""
-    opening, played = steps(WHOLE_GAME)
-    at = [i for i, (typed, _) in enumerate(played) if typed == cut][nth - 1]
-    args, env = cli_args(tmp_path)
-    first = Running(args, env, tmp_path)
-    assert first.read_until(opening[-1]) == opening
-    for typed, answer in played[: at + 1]:
-        first.send(typed)
-        assert first.read_until(answer[-1]) == answer
-    first.kill()
-
-    rest = played[at + 1:]
-    script = "".join(typed + "\n" for typed, _ in rest)
-    expected = [line for _, answer in rest for line in answer]
-    resumed_args, env = cli_args(tmp_path, "--resume")
-    done = subprocess.run(resumed_args, input=script, capture_output=True, text=True, timeout=60, env=env,
-                          cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    out = done.stdout.splitlines()
+    out, expected = kill_then_resume(tmp_path, WHOLE_GAME, cut, nth, cli_args)
     assert out[0] == "ZARK: Game resumed."
     assert out[-len(expected):] == expected
     assert expected[-2] == "ZARK: Anna wins the Battle of the Planets!"
