@@ -14,6 +14,7 @@ import importlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -50,14 +51,6 @@ def no_settings(config: Config) -> Settings:
     return {}
 
 
-def numbers_or_names(sentences: SentenceSet, *lists: str) -> Callable[[str], bool]:
-    """Live content: a sentence with a number in it, or with a value of one of the sentence
-    ``lists`` (names, colors), as the game says it (capitalized)."""
-    words = sorted({value.out.capitalize() for name in lists for value in sentences.lists[name]})
-    pattern = re.compile(r"\d|\b(" + "|".join(re.escape(w) for w in words) + r")\b")
-    return lambda text: pattern.search(text) is not None
-
-
 @dataclass(frozen=True)
 class GameSpec:
     """One game's facts, as data: everything the session and the tools may ask of it."""
@@ -83,13 +76,29 @@ class GameSpec:
     urgency: Callable[[Game], float] = calm
     #: For a game played on a keypad: ``keypad(config)`` gives the buttons of each command.
     keypad: Callable[[Config], Keypad] | None = None
-    #: Whether a sentence it says is made with live content (names, numbers, what a player
-    #: holds), synthesized as it is said; everything else it says is in fixed_phrases.
-    live_content: Callable[[str], bool] = lambda text: False
+    #: Sentence lists whose values (player names, colors) make what is said with them live
+    #: content, as do numbers: synthesized as said, not among the fixed phrases.
+    live_lists: tuple[str, ...] = ()
+    #: Or, for a game that says so little live, a test for exactly those sentences.
+    live_content: Callable[[str], bool] | None = None
 
     def __post_init__(self) -> None:
         if "repeat" not in self.query_intents:
             object.__setattr__(self, "query_intents", self.query_intents | {"repeat"})
+
+    def is_live(self, text: str) -> bool:
+        """Whether a sentence the game says is made with live content (not a fixed phrase)."""
+        if self.live_content is not None:
+            return self.live_content(text)
+        return _live_pattern(self).search(text) is not None
+
+
+@cache
+def _live_pattern(spec: GameSpec) -> re.Pattern[str]:
+    """A number, or a value of one of the spec's live lists as the game says it (capitalized)."""
+    lists = spec.sentences().lists
+    words = sorted({value.out.capitalize() for name in spec.live_lists for value in lists[name]})
+    return re.compile(r"\d" + "".join(rf"|\b{re.escape(w)}\b" for w in words))
 
 
 #: Games registered while running (the tests' example game), by name; not offered to players.

@@ -7,13 +7,12 @@ an editable example.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
-from functools import cache
+from collections.abc import Mapping
 from typing import Any
 
 from assistant.config import Config
 from assistant.engine import Say
-from assistant.games import GameSpec, numbers_or_names
+from assistant.games import GameSpec
 from assistant.games.msx_cards.engine import DEFAULT_EVENT_CHANCE, MsxCards
 from assistant.games.msx_cards.phrases import fixed_phrases as _fixed_phrases
 from assistant.games.msx_cards.tables import KINDS, Tables, load_tables
@@ -59,15 +58,6 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
                                int(settings.get("deaths_per_world", 3))))
 
 
-@cache
-def _live_content() -> Callable[[str], bool]:
-    return numbers_or_names(sentences(), "name")
-
-
-def _live(text: str) -> bool:
-    """Said with live content: numbers and names."""
-    return _live_content()(text)
-
 
 SPEC = GameSpec(
     name="msx-cards",
@@ -76,6 +66,6 @@ SPEC = GameSpec(
     fixed_phrases=fixed_phrases,
     settings_from_config=settings_from_config,
     query_intents=frozenset({"repeat", "status", "capsules"}),
-    live_content=_live,
+    live_lists=("name",),
     supports_undo=MsxCards.supports_undo,
 )

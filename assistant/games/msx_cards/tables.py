@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from assistant.games.data import GameDataError
+
 RACES = ("yellow", "green", "brown", "blue", "red")
 KINDS = ("cards", "capsules", "events", "bosses", "worlds")
 DURATIONS = {"turn": 2, "two_turns": 4, "battle": None, "instant": 0}
@@ -25,7 +27,7 @@ INT_EFFECTS = ("attack", "defense", "set_attack", "set_defense", "damage_dealt",
 BOOL_EFFECTS = ("shield", "half_damage_taken", "brake")
 
 
-class DataError(ValueError):
+class DataError(GameDataError):
     """A data file that cannot be played; the message names the file and the entry."""
 
 

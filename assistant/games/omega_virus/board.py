@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from assistant.games.data import GameDataError
+
 COLORS = ("red", "blue", "green", "yellow")
 UNITS = ("commando", "probe")
 DIGITS = ("0", "1", "2")
@@ -32,7 +34,7 @@ def _default_data() -> dict[str, Any]:
     return data
 
 
-class BoardError(ValueError):
+class BoardError(GameDataError):
     """A board file that cannot be played."""
 
 

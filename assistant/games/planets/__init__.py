@@ -7,17 +7,14 @@ approximation.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 from assistant.config import Config
 from assistant.engine import Say, make_rng
-from assistant.games import GameSpec, numbers_or_names
+from assistant.games import GameSpec
+from assistant.games.data import GameDataError, read_yaml
 from assistant.games.planets.engine import (
     BLAST_OFF_RULE,
     MAX_PLAYERS,
@@ -55,33 +52,23 @@ def ship_colors() -> list[str]:
 
 
 def load_spinner(path: str | None = None) -> list[list[int | None]]:
-    """The spinner's segments as [intruder, gforce or None]; raises ValueError naming the problem."""
+    """The spinner's segments as [intruder, gforce or None]; raises GameDataError naming the problem."""
     name = path or "spinner.yaml"
-    if path:
-        try:
-            text = Path(path).expanduser().read_text(encoding="utf-8")
-        except OSError as error:
-            raise ValueError(f"cannot read {path}: {error.strerror}") from error
-    else:
-        text = resources.files(__name__).joinpath("spinner.yaml").read_text(encoding="utf-8")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ValueError(f"{name} is not valid YAML: {error}") from error
+    data = read_yaml(__name__, "spinner.yaml", path)
     segments = data.get("segments") if isinstance(data, dict) else None
     if not isinstance(segments, list) or not segments:
-        raise ValueError(f"{name}: needs a 'segments:' list")
+        raise GameDataError(f"{name}: needs a 'segments:' list")
     out: list[list[int | None]] = []
     for n, seg in enumerate(segments, 1):
         if not isinstance(seg, dict):
-            raise ValueError(f"{name}: segment {n} must look like {{intruder: 3, gforce: 2}}")
+            raise GameDataError(f"{name}: segment {n} must look like {{intruder: 3, gforce: 2}}")
         intruder, gforce = seg.get("intruder"), seg.get("gforce")
         if not _steps(intruder):
-            raise ValueError(f"{name}: segment {n}: intruder must be a whole number from 1 to 20")
+            raise GameDataError(f"{name}: segment {n}: intruder must be a whole number from 1 to 20")
         if isinstance(gforce, str) and gforce.strip().lower() in RED_SPOT_WORDS:
             gforce = None
         elif not _steps(gforce):
-            raise ValueError(f"{name}: segment {n}: gforce must be a whole number from 1 to 20 "
+            raise GameDataError(f"{name}: segment {n}: gforce must be a whole number from 1 to 20 "
                              "or red spot")
         out.append([intruder, gforce])
     return out
@@ -96,7 +83,7 @@ def settings_from_config(config: Config) -> dict[str, Any]:
     path = config.get(f"{KEY}.spinner_file", "")
     try:
         spinner = load_spinner(path or None)
-    except ValueError as error:
+    except GameDataError as error:
         config.problems.append(f"{config.where(f'{KEY}.spinner_file')}: {error}; using the packaged spinner.")
         spinner = load_spinner()
     return {"players": _players(config), "spinner": spinner}
@@ -137,15 +124,6 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
 
 
 
-@cache
-def _live_content() -> Callable[[str], bool]:
-    return numbers_or_names(sentences(), "name", "ship")
-
-
-def _live(text: str) -> bool:
-    """Said with live content: numbers and names."""
-    return _live_content()(text)
-
 
 SPEC = GameSpec(
     name="planets",
@@ -154,6 +132,6 @@ SPEC = GameSpec(
     fixed_phrases=fixed_phrases,
     settings_from_config=settings_from_config,
     query_intents=frozenset({"repeat", "status"}),
-    live_content=_live,
+    live_lists=("name", "ship"),
     supports_undo=PlanetsGame.supports_undo,
 )

@@ -6,17 +6,14 @@ Card values the rulebook does not print live in ``cards.yaml`` (or a copy named 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 from assistant.config import Config
 from assistant.engine import Say, make_rng
-from assistant.games import GameSpec, numbers_or_names
+from assistant.games import GameSpec
+from assistant.games.data import GameDataError, read_yaml
 from assistant.games.prologue.engine import (
     COUNTDOWN_WORDS,
     FIRST_SETUP,
@@ -54,34 +51,24 @@ def spoken_names() -> set[str]:
 
 
 def load_data(path: str | None = None) -> dict[str, Any]:
-    """The card data: the packaged cards.yaml, or the file at ``path``. Raises ValueError."""
-    if path:
-        try:
-            text = Path(path).expanduser().read_text(encoding="utf-8")
-        except OSError as error:
-            raise ValueError(f"cannot read {path}: {error.strerror}") from error
-    else:
-        text = resources.files(__name__).joinpath("cards.yaml").read_text(encoding="utf-8")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ValueError(f"{path or 'cards.yaml'} is not valid YAML: {error}") from error
+    """The card data: the packaged cards.yaml, or the file at ``path``. Raises GameDataError."""
+    data = read_yaml(__name__, "cards.yaml", path)
     if not isinstance(data, dict):
-        raise ValueError(f"{path or 'cards.yaml'}: expected speed_bonus and scoring_cards sections")
+        raise GameDataError(f"{path or 'cards.yaml'}: expected speed_bonus and scoring_cards sections")
     return data
 
 
 def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
     section = data.get(name) or {}
     if not isinstance(section, dict):
-        raise ValueError(f"must sit under '{name}:' as a group (see the packaged cards.yaml)")
+        raise GameDataError(f"must sit under '{name}:' as a group (see the packaged cards.yaml)")
     return section
 
 
 def _speed_bonus(value: Any) -> list[int]:
     if (not isinstance(value, list) or len(value) != ROUNDS
             or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 99 for v in value)):
-        raise ValueError(f"must be a list of {ROUNDS} whole numbers (points for rounds 1, 2, 3)")
+        raise GameDataError(f"must be a list of {ROUNDS} whole numbers (points for rounds 1, 2, 3)")
     return list(value)
 
 
@@ -90,7 +77,7 @@ def _card_points(value: Any) -> int | None:
         return None
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 20:
         return value
-    raise ValueError("must be ask or a whole number from 0 to 20")
+    raise GameDataError("must be ask or a whole number from 0 to 20")
 
 
 def settings_from_config(config: Config) -> dict[str, Any]:
@@ -98,29 +85,29 @@ def settings_from_config(config: Config) -> dict[str, Any]:
     path = config.get(f"{KEY}.cards_file", "")
     try:
         data = load_data(path or None)
-    except ValueError as error:
+    except GameDataError as error:
         config.problems.append(f"{config.where(f'{KEY}.cards_file')}: {error}; using the packaged card data.")
         data = load_data()
     bonus = list(PrologueSettings().speed_bonus)
     points: int | None = None
     try:
         bonus = _speed_bonus(_section(data, "speed_bonus").get("values", bonus))
-    except ValueError as error:
+    except GameDataError as error:
         config.problems.append(f"{path or 'cards.yaml'}: speed_bonus values {error}; using {bonus}.")
     try:
         points = _card_points(_section(data, "scoring_cards").get("points", "ask"))
-    except ValueError as error:
+    except GameDataError as error:
         config.problems.append(f"{path or 'cards.yaml'}: scoring_cards points {error}; asking instead.")
     if config.has(f"{KEY}.speed_bonus"):
         try:
             bonus = _speed_bonus(config.raw(f"{KEY}.speed_bonus"))
-        except ValueError as error:
+        except GameDataError as error:
             config.problems.append(f"{config.where(f'{KEY}.speed_bonus')}: {KEY}.speed_bonus {error}; "
                                    f"using {bonus}.")
     if config.has(f"{KEY}.scoring_card_points"):
         try:
             points = _card_points(config.raw(f"{KEY}.scoring_card_points"))
-        except ValueError as error:
+        except GameDataError as error:
             config.problems.append(f"{config.where(f'{KEY}.scoring_card_points')}: "
                                    f"{KEY}.scoring_card_points {error}; using "
                                    f"{'ask' if points is None else points}.")
@@ -169,15 +156,6 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
 
 
 
-@cache
-def _live_content() -> Callable[[str], bool]:
-    return numbers_or_names(sentences(), "name")
-
-
-def _live(text: str) -> bool:
-    """Said with live content: numbers and names."""
-    return _live_content()(text)
-
 
 SPEC = GameSpec(
     name="prologue",
@@ -186,6 +164,6 @@ SPEC = GameSpec(
     fixed_phrases=fixed_phrases,
     settings_from_config=settings_from_config,
     query_intents=frozenset({"repeat", "status", "time"}),
-    live_content=_live,
+    live_lists=("name",),
     supports_undo=PrologueGame.supports_undo,
 )

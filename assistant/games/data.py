@@ -1,0 +1,34 @@
+"""Game data files (cards, spinner, board, tables): one way to read them, one error for them.
+
+Each game ships its data as YAML in its package and lets the user name a copy in
+``config.yaml``; what cannot be used raises ``GameDataError`` whose text names the file and
+the problem, so the config loader can report it and fall back to the packaged file.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class GameDataError(ValueError):
+    """A game data file that cannot be used; ``str(error)`` names the file and the problem."""
+
+
+def read_yaml(package: str, filename: str, path: str | Path | None = None) -> Any:
+    """The packaged ``filename`` of ``package``, or the user's file at ``path`` when given."""
+    name = str(path or filename)
+    if path:
+        try:
+            text = Path(path).expanduser().read_text(encoding="utf-8")
+        except OSError as error:
+            raise GameDataError(f"cannot read {path}: {error.strerror}") from error
+    else:
+        text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise GameDataError(f"{name} is not valid YAML: {error}") from error
