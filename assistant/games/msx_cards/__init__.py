@@ -59,13 +59,6 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
 
 
 
-SPEC = GameSpec(
-    name="msx-cards",
-    create=create,
-    sentences=sentences,
-    fixed_phrases=fixed_phrases,
-    settings_from_config=settings_from_config,
-    query_intents=frozenset({"repeat", "status", "capsules"}),
-    live_lists=("name",),
-    supports_undo=MsxCards.supports_undo,
-)
+SPEC = GameSpec("msx-cards", create, sentences, fixed_phrases, settings_from_config,
+                query_intents=frozenset({"repeat", "status", "capsules"}), live_lists=("name",),
+                supports_undo=MsxCards.supports_undo)

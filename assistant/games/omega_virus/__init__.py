@@ -164,18 +164,9 @@ def live_content(text: str) -> bool:
     return LIVE.match(text) is not None
 
 
-SPEC = GameSpec(
-    name=NAME,
-    create=create,
-    sentences=sentences,
-    fixed_phrases=fixed_phrases,
-    settings_from_config=settings_from_config,
-    query_intents=frozenset({"repeat", "time_left", "inventory"}),
-    supports_undo=CommandCenter.supports_undo,
-    live_settings=live_settings,
-    urgency=urgency,
-    keypad=keypad,
-    live_content=live_content,
-)
+SPEC = GameSpec(NAME, create, sentences, fixed_phrases, settings_from_config,
+                query_intents=frozenset({"repeat", "time_left", "inventory"}),
+                supports_undo=CommandCenter.supports_undo, live_settings=live_settings, urgency=urgency,
+                keypad=keypad, live_content=live_content)
 
 __all__ = ["NAME", "SPEC", "board_text", "create", "fixed_phrases", "sentences", "settings_from_config"]

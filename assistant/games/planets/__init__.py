@@ -125,13 +125,6 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
 
 
 
-SPEC = GameSpec(
-    name="planets",
-    create=create,
-    sentences=sentences,
-    fixed_phrases=fixed_phrases,
-    settings_from_config=settings_from_config,
-    query_intents=frozenset({"repeat", "status"}),
-    live_lists=("name", "ship"),
-    supports_undo=PlanetsGame.supports_undo,
-)
+SPEC = GameSpec("planets", create, sentences, fixed_phrases, settings_from_config,
+                query_intents=frozenset({"repeat", "status"}), live_lists=("name", "ship"),
+                supports_undo=PlanetsGame.supports_undo)

@@ -157,13 +157,6 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
 
 
 
-SPEC = GameSpec(
-    name="prologue",
-    create=create,
-    sentences=sentences,
-    fixed_phrases=fixed_phrases,
-    settings_from_config=settings_from_config,
-    query_intents=frozenset({"repeat", "status", "time"}),
-    live_lists=("name",),
-    supports_undo=PrologueGame.supports_undo,
-)
+SPEC = GameSpec("prologue", create, sentences, fixed_phrases, settings_from_config,
+                query_intents=frozenset({"repeat", "status", "time"}), live_lists=("name",),
+                supports_undo=PrologueGame.supports_undo)
