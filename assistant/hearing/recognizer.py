@@ -86,12 +86,15 @@ class Transcriber(Protocol):
 class SecondOpinion:
     """Whisper's say on an utterance (the hybrid listener).
 
-    ``veto``: a first-pass command is dropped when Whisper heard words in which no allowed
-    command can be spotted (table talk the grammar engine forced onto a command)."""
+    Whisper's command wins when it spots one. Otherwise a first-pass command stands when what
+    Whisper wrote is within ``confirm_distance`` of it (Whisper half-heard the same thing), and
+    is vetoed when Whisper wrote words far from it (``veto``: table talk the grammar engine
+    forced onto a command)."""
 
     transcriber: Transcriber
     spotter: Spotter
     veto: bool = True
+    confirm_distance: float = 0.6
     max_seconds: float = 15.0
 
 
@@ -223,11 +226,15 @@ class Ear:
         opinion = self.spot(text)
         if isinstance(opinion, Transcript):
             return opinion
-        if isinstance(first, Transcript) and (not self.second.veto or not self.sentences.words(text)):
-            return first  # Whisper heard nothing to speak against it
-        if isinstance(first, Transcript):
-            return NotRecognized(text, f"vetoed {first.text!r}: {opinion.reason}", first.confidence)
-        if "not allowed now" in opinion.reason:
+        if isinstance(first, Transcript) and first.command is not None:
+            if not self.second.veto or not self.sentences.words(text):
+                return first  # Whisper heard nothing to speak against it
+            distance = self.second.spotter.distance(text, first.command)
+            if distance <= self.second.confirm_distance:
+                return first  # Whisper half-heard the same command
+            return NotRecognized(text, f"vetoed {first.text!r}: Whisper heard {text!r} "
+                                       f"({distance:.2f} from it)", first.confidence)
+        if "not allowed now" in opinion.reason or not isinstance(first, NotRecognized):
             return opinion
         return NotRecognized(first.heard or text, f"{first.reason}; Whisper heard {text!r}: {opinion.reason}",
                              first.confidence, first.alternatives)

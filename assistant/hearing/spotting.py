@@ -172,9 +172,12 @@ class SpotSettings:
     #: The farthest a command may be from what was heard: edits per phone of the sentence.
     max_distance: float = 0.35
     #: How many more phone edits the nearest other command must need (one similar phone is 0.5).
-    margin: float = 1.2
-    #: What a word outside the command costs, per phone (an extra word inside it costs 1).
+    margin: float = 1.0
+    #: What a word outside the command costs, as a share of what it costs inside it.
     outside: float = 0.5
+    #: What each word added, dropped or changed costs on top of its phones: a recognizer that
+    #: writes words is more often right about a whole word than about its sounds.
+    word_cost: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -188,11 +191,25 @@ class _Found:
 
 @dataclass
 class _Pass:
-    """One alignment of the templates against one transcript (memoized per node)."""
+    """One alignment of the templates against one transcript (memoized per node), with one
+    slot value ruled out (``exclude``) or every slot held to a value (``require``)."""
 
     exclude: tuple[str, str] | None = None
+    require: dict[str, str] | None = None
     memo: dict[int, Matrix] = field(default_factory=dict)
     seqs: dict[int, list[Matrix]] = field(default_factory=dict)
+
+    @property
+    def touches(self) -> frozenset[str]:
+        """The slots this pass treats differently from the plain one."""
+        if self.exclude is not None:
+            return frozenset({self.exclude[0]})
+        return frozenset(self.require or ())
+
+    def allows(self, slot: str, value: str) -> bool:
+        if self.exclude is not None and (slot, value) == self.exclude:
+            return False
+        return self.require is None or self.require.get(slot, value) == value
 
 
 class Spotter:
@@ -246,6 +263,14 @@ class Spotter:
                                         f"({runner_up:.1f} phone edits apart)")
         return replace(spot, command=top.command)
 
+    def distance(self, text: str, command: Command) -> float:
+        """How far ``command``'s nearest sentence is from what was written (inf: not at all)."""
+        words = self.words(text)
+        if not words or command.intent not in self.sentences.intents:
+            return INF
+        found = _Job(self, words).best(command.intent, require=dict(command.slots))
+        return found.distance if found is not None else INF
+
     # ----------------------------------------------------------------- pieces
 
     def prons(self, word: str) -> list[tuple[str, ...]]:
@@ -292,22 +317,24 @@ class _Job:
         cum = np.concatenate([[0.0], np.cumsum(lengths)])
         self.cum = cum
         # Insertions between template words: G[i, j] = phones of words i:j (j >= i).
+        word_cost = spotter.settings.word_cost
         gap = np.full((self.size, self.size), INF)
         for i in range(self.size):
-            gap[i, i:] = cum[i:] - cum[i]
+            gap[i, i:] = cum[i:] - cum[i] + word_cost * np.arange(self.size - i)
         self.gap = gap
         self.identity = np.full((self.size, self.size), INF)
         np.fill_diagonal(self.identity, 0.0)
         outside = spotter.settings.outside
-        self.before = outside * cum                      # words 0:i outside the span
-        self.after = outside * (cum[-1] - cum)          # words j:n outside the span
+        spoken = cum + word_cost * np.arange(self.size)  # phones and words of words 0:i
+        self.before = outside * spoken                   # words 0:i outside the span
+        self.after = outside * (spoken[-1] - spoken)     # words j:n outside the span
         self._plain = _Pass()
         self._word_cache: dict[str, Matrix] = {}
 
     # ----------------------------------------------------------------- matrices
 
     def matrix(self, node: Node, run: _Pass) -> Matrix:
-        if run.exclude is not None and run.exclude[0] not in self.spotter.slots_under(node):
+        if run is not self._plain and not run.touches & self.spotter.slots_under(node):
             run = self._plain
         key = id(node)
         found = run.memo.get(key)
@@ -321,8 +348,7 @@ class _Job:
             found = self._alt([self.matrix(o, run) for o in node.options])
         elif isinstance(node, SlotRef):
             values = self.spotter.sentences.lists[node.list_name]
-            options = [self.matrix(v.node, run) for v in values
-                       if run.exclude is None or (node.slot, v.out) != run.exclude]
+            options = [self.matrix(v.node, run) for v in values if run.allows(node.slot, v.out)]
             found = self._alt(options)
         elif isinstance(node, RuleRef):
             found = self.matrix(self.spotter.sentences.rules[node.name], run)
@@ -353,28 +379,29 @@ class _Job:
         sp = self.spotter
         m = np.full((self.size, self.size), INF)
         own = sp.prons(text)
-        length = float(sp.length(text))
+        word_cost = sp.settings.word_cost
         for i in range(self.size):
-            m[i, i] = length  # not heard
+            m[i, i] = sp.length(text) + word_cost  # not heard
         for i, heard in enumerate(self.words):
-            m[i, i + 1] = self._sub(text, own, sp.prons(heard), heard)
+            same = heard == text or heard in ALIASES.get(text, ())
+            m[i, i + 1] = 0.0 if same else self._sub(own, sp.prons(heard)) + word_cost
             if i + 1 < self.n:
                 joined = [a + b for a in sp.prons(heard) for b in sp.prons(self.words[i + 1])]
-                m[i, i + 2] = min(phone_edits(p, q) for p in own for q in joined)
+                m[i, i + 2] = min(phone_edits(p, q) for p in own for q in joined) + word_cost
         self._word_cache[text] = m
         return m
 
     @staticmethod
-    def _sub(text: str, own: list[tuple[str, ...]], heard_prons: list[tuple[str, ...]], heard: str) -> float:
-        if heard == text or heard in ALIASES.get(text, ()):
-            return 0.0
+    def _sub(own: list[tuple[str, ...]], heard_prons: list[tuple[str, ...]]) -> float:
         return min(phone_edits(p, q) for p in own for q in heard_prons)
 
     # ----------------------------------------------------------------- best sentence
 
-    def best(self, intent: str, exclude: tuple[str, str] | None) -> _Found | None:
-        """The nearest sentence of ``intent`` (with ``exclude``'s slot value ruled out), if any."""
-        run = self._plain if exclude is None else _Pass(exclude)
+    def best(self, intent: str, exclude: tuple[str, str] | None = None,
+             require: dict[str, str] | None = None) -> _Found | None:
+        """The nearest sentence of ``intent`` (with ``exclude``'s slot value ruled out, or its slots
+        held to ``require``), if any."""
+        run = self._plain if exclude is None and require is None else _Pass(exclude, require)
         templates = self.spotter.sentences.intents[intent].templates
         found: list[_Found] = []
         for template in templates:
@@ -389,13 +416,15 @@ class _Job:
             self._trace(template, int(i), int(j), float(m[i, j]), run, words, slots)
             phones = sum(self.spotter.length(w) for w in words)
             command = Command(intent, slots)
+            if require is not None and slots != require:
+                continue
             found.append(_Found(cost / max(phones, 1), cost, " ".join(words), command, (int(i), int(j))))
         return min(found, key=lambda f: f.distance) if found else None
 
     def _trace(self, node: Node, i: int, j: int, target: float, run: _Pass, words: list[str],
                slots: dict[str, str]) -> None:
         """The words and slot values of a cheapest way ``node`` says words ``i:j`` at ``target``."""
-        if run.exclude is not None and run.exclude[0] not in self.spotter.slots_under(node):
+        if run is not self._plain and not run.touches & self.spotter.slots_under(node):
             run = self._plain
         if isinstance(node, Word):
             words.append(node.text)
@@ -406,7 +435,7 @@ class _Job:
             self._trace(option, i, j, target, run, words, slots)
         elif isinstance(node, SlotRef):
             for value in self.spotter.sentences.lists[node.list_name]:
-                if run.exclude is not None and (node.slot, value.out) == run.exclude:
+                if not run.allows(node.slot, value.out):
                     continue
                 if _close(self.matrix(value.node, run)[i, j], target):
                     slots[node.slot] = value.out

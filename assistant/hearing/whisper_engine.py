@@ -48,6 +48,8 @@ WHISPER_FILES: dict[str, str] = {
 }
 #: The longest utterance handed to Whisper (its window); longer talk keeps its last part.
 MAX_SECONDS = 30.0
+#: Quiet put before and after an utterance for Whisper.
+PAD_SECONDS = 0.4
 _verified: dict[tuple[str, float, int], str] = {}
 
 
@@ -142,9 +144,11 @@ class WhisperTranscriber:
         return cls(model, settings.beam_size)
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
-        samples = np.frombuffer(audio, dtype=np.int16)[-int(MAX_SECONDS * RATE):]
+        samples = np.frombuffer(audio, dtype=np.int16)[-int((MAX_SECONDS - 2 * PAD_SECONDS) * RATE):]
         if len(samples) < RATE // 10:
             return ""
+        pad = np.zeros(int(PAD_SECONDS * RATE), dtype=np.int16)  # Whisper mishears speech that starts at once
+        samples = np.concatenate([pad, samples, pad])
         segments, _ = self.model.transcribe(
             samples.astype(np.float32) / 32768.0, language="en", beam_size=self.beam_size,
             initial_prompt=prompt or None, condition_on_previous_text=False, without_timestamps=True,
@@ -237,3 +241,35 @@ class WhisperRecognizer(BaseRecognizer):
         self._before.clear()
         self._leftover = b""
         self._endpointer = self._endpointer_type()
+
+
+def install_whisper_model(folder: Path, base_url: str = WHISPER_URL, expected: dict[str, str] | None = None,
+                          out: Any = None) -> Path:
+    """Download the tiny.en files into ``folder`` (all or nothing: a half-fetched model is never
+    left where it would be used), each checked against its SHA-256; an interrupted file resumes
+    on the next try. Raises ``assistant.setup.NoNetwork`` or ``SetupError``."""
+    import sys
+
+    from assistant.setup import Progress, SetupError, download
+
+    out = out or sys.stdout
+    files = expected or WHISPER_FILES
+    if is_whisper_model(folder):
+        try:
+            verify(folder, files)
+            return folder
+        except ModelError as error:
+            raise SetupError(str(error)) from error
+    staging = folder.with_name(folder.name + ".part")
+    staging.mkdir(parents=True, exist_ok=True)
+    for name, sha in files.items():
+        target = staging / name
+        if target.is_file() and sha256_file(target) == sha:
+            continue
+        progress = Progress(f"{folder.name}/{name}", out)
+        try:
+            download(base_url.rstrip("/") + "/" + name, target, sha, progress)
+        finally:
+            progress.done()
+    staging.replace(folder)
+    return folder

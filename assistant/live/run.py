@@ -118,6 +118,11 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
     choice = choose(hearing)
     loop_settings = live_settings(config)
     keypad = open_keypad(config)
+    if loop_settings.push_to_talk and keypad is not None:
+        # Only what is said after a talk press is heard, so table talk cannot reach the ear:
+        # no need to doubt commands for sounding unlike themselves, nor to veto them.
+        hearing.phone_check = hearing.early_phone_check = 0.0
+        hearing.veto = False
     extra = config.get("live.spoken_extra_seconds", 3.0, minimum=0.0)
     if "response_extra_seconds" in settings and not config.has("games.omega_virus.response_extra_seconds"):
         settings["response_extra_seconds"] = extra  # time for speech to be recognized
@@ -145,7 +150,7 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
         print(f"hearing: {message}", file=sys.stderr)
 
     try:
-        ear = open_ear(hearing, session.sentences, session.allowed_intents(), choice.engine, warn=warn)
+        ear = open_ear(hearing, session.sentences, session.allowed_intents(), choice.name, warn=warn)
     except ModelError as error:
         warn(f"{error} Using PocketSphinx instead.")
         ear = open_ear(hearing, session.sentences, session.allowed_intents(), "pocketsphinx", warn=warn)

@@ -1,0 +1,181 @@
+"""Whisper tiny.en for real: the model found and checked, fetched from a (local) server, and
+commands spotted in what it writes, said by voices nobody tuned on; and the hybrid listener."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from assistant.engine import Command
+from assistant.games import game_module
+from assistant.hearing import HearingSettings, choose, open_ear
+from assistant.hearing.events import NotRecognized, Transcript
+from assistant.hearing.spoken import ClipMaker, Speaker
+from assistant.hearing.vosk_engine import ModelError
+from assistant.hearing.whisper_engine import (
+    WHISPER_FILES,
+    find_model,
+    install_whisper_model,
+    is_whisper_model,
+    packaged_model,
+    sha256_file,
+    verify,
+)
+from assistant.setup import NoNetwork, SetupError
+
+OMEGA = game_module("omega-virus").sentences()
+MOVE = ["explore", "pass", "teleport", "attack", "repeat", "time_left", "inventory", "help", "pause", "new_game"]
+#: Voices of neither the tuning nor the held-out benchmark set, so no threshold was chosen on them.
+OTHER_VOICES = (Speaker("espeak", "en-gb-scotland", 1.0, 50), Speaker("espeak", "en-us+f2", 1.1, 60),
+                Speaker("espeak", "en-029", 1.0, 45))
+
+
+@pytest.fixture(scope="module")
+def maker(tmp_path_factory: pytest.TempPathFactory) -> ClipMaker:
+    return ClipMaker(tmp_path_factory.mktemp("clips"))
+
+
+# --------------------------------------------------------------------------- the model
+
+
+def test_the_packaged_model_is_found_and_its_files_check_out(tmp_path: Path) -> None:
+    folder = find_model("faster-whisper-tiny.en", tmp_path)  # nothing in models/: the package's copy
+    assert folder == packaged_model()
+    assert is_whisper_model(folder)
+    verify(folder)
+
+
+def test_a_changed_model_file_is_refused_by_name(tmp_path: Path) -> None:
+    source = packaged_model()
+    assert source is not None
+    copy = tmp_path / "faster-whisper-tiny.en"
+    copy.mkdir()
+    for name in WHISPER_FILES:
+        (copy / name).symlink_to(source / name) if name == "model.bin" else shutil.copy(source / name, copy)
+    with (copy / "config.json").open("a") as f:
+        f.write(" ")
+    assert find_model("faster-whisper-tiny.en", tmp_path) == copy  # models/ comes first
+    with pytest.raises(ModelError, match="config.json"):
+        verify(copy)
+
+
+def test_no_model_anywhere_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("assistant.hearing.whisper_engine.packaged_model", lambda: None)
+    with pytest.raises(ModelError, match="assistant setup"):
+        find_model("faster-whisper-tiny.en", tmp_path)
+    settings = HearingSettings(recognizer="auto", models_dir=tmp_path)
+    assert choose(settings).second is None  # auto listens without the second opinion
+    assert "not installed" in choose(settings).note
+
+
+@pytest.fixture()
+def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    root = tmp_path / "www"
+    root.mkdir()
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/", root
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_setup_fetches_every_file_and_checks_it(server: tuple[str, Path], tmp_path: Path) -> None:
+    url, root = server
+    files = {"config.json": b"{}", "model.bin": b"\x07" * 200_000, "tokenizer.json": b"{\"t\": 1}",
+             "vocabulary.txt": b"a\nb\n"}
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    expected = {name: sha256_file(root / name) for name in files}
+    target = tmp_path / "models" / "faster-whisper-tiny.en"
+    log = tmp_path / "log.txt"
+    with log.open("w") as out:
+        assert install_whisper_model(target, url, expected, out) == target
+    assert {p.name for p in target.iterdir()} == set(files)
+    assert (target / "model.bin").read_bytes() == files["model.bin"]
+    assert not target.with_name(target.name + ".part").exists()
+
+
+def test_a_file_that_does_not_check_out_installs_nothing(server: tuple[str, Path], tmp_path: Path) -> None:
+    url, root = server
+    for name in WHISPER_FILES:
+        (root / name).write_bytes(b"not the model")
+    expected = {name: "0" * 64 for name in WHISPER_FILES}
+    target = tmp_path / "models" / "faster-whisper-tiny.en"
+    with (tmp_path / "log.txt").open("w") as out, pytest.raises(SetupError, match="SHA-256"):
+        install_whisper_model(target, url, expected, out)
+    assert not target.exists()
+
+
+def test_no_network_is_told_apart(tmp_path: Path) -> None:
+    with (tmp_path / "log.txt").open("w") as out, pytest.raises(NoNetwork):
+        install_whisper_model(tmp_path / "m", "http://127.0.0.1:9/", None, out)
+
+
+# --------------------------------------------------------------------------- hearing
+
+
+@pytest.fixture(scope="module")
+def whisper_ear():  # type: ignore[no-untyped-def]
+    return open_ear(HearingSettings(recognizer="whisper"), OMEGA, MOVE, engine="whisper", fallback=False)
+
+
+COMMANDS = [
+    ("explore room one two zero", Command("explore", {"d1": "1", "d2": "2", "d3": "0"})),
+    ("teleport", Command("teleport", {})),
+    ("attack the blue probe", Command("attack", {"target": "blue", "unit": "probe"})),
+    ("how much time is left", Command("time_left", {})),
+    ("pass", Command("pass", {})),
+]
+
+
+def test_whisper_hears_commands_in_voices_nobody_tuned_on(whisper_ear, maker: ClipMaker) -> None:  # type: ignore[no-untyped-def]
+    right, wrong = 0, []
+    for voice in OTHER_VOICES:
+        for text, command in COMMANDS:
+            heard = whisper_ear.hear(maker.say(text, voice))
+            got = heard.command if isinstance(heard, Transcript) else None
+            if got == command:
+                right += 1
+            else:
+                wrong.append((voice.label, text, heard, got))
+    print(right, wrong)
+    assert right >= 13, wrong  # 15 said; measured 15 here
+    assert sum(got is not None for *_, got in wrong) <= 1, wrong  # a miss does nothing, nearly always
+
+
+@pytest.mark.parametrize("line", ["I would love another slice of pizza", "can you pass me the chips",
+                                  "who took my red card", "shall we order some food"])
+def test_whisper_takes_no_table_talk(whisper_ear, maker: ClipMaker, line: str) -> None:  # type: ignore[no-untyped-def]
+    for voice in OTHER_VOICES[:2]:
+        heard = whisper_ear.hear(maker.say(line, voice))
+        assert isinstance(heard, NotRecognized), heard
+
+
+def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(maker: ClipMaker) -> None:
+    settings = HearingSettings(recognizer="hybrid")
+    hybrid = open_ear(settings, OMEGA, MOVE, engine="hybrid", fallback=False)
+    alone = open_ear(settings, OMEGA, MOVE, engine="pocketsphinx", fallback=False)
+    assert hybrid.second is not None and alone.second is None
+    rescued = 0
+    for voice in OTHER_VOICES:
+        for text, command in COMMANDS:
+            clip = maker.say(text, voice)
+            first = alone.hear(clip)
+            both = hybrid.hear(clip)
+            got = both.command if isinstance(both, Transcript) else None
+            print(voice.label, text, "| PS:", first, "| HY:", both)
+            pass
+            if got == command and not (isinstance(first, Transcript) and first.command == command):
+                rescued += 1
+    assert rescued >= 3  # measured 6 here: commands PocketSphinx alone missed or doubted

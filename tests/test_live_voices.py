@@ -1,0 +1,99 @@
+"""Hands-free with voices unlike the bundled one: a sign-on and moves, through the real devices.
+
+Three players, each an espeak-ng voice (neither the bundled Piper voice nor any voice the
+hearing thresholds were chosen on), talk to `assistant play omega-virus` with its default
+recognizer (the hybrid listener: PocketSphinx, with Whisper's second opinion) through the
+PulseAudio virtual microphone. Each step's answer is waited for; a step with no answer is
+said again, as a player would, and the whole game may need at most two repeats. Table talk
+in the middle must change nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from assistant.hearing.spoken import ClipMaker, Speaker
+from tests.audio_env import Recorder, ensure_audio, private_mic, private_sink
+from tests.test_live_e2e import Lines, MicFeeder, wait_quiet
+
+pytestmark = pytest.mark.audio
+
+#: Voices of neither the benchmark's tuning nor its held-out set: nothing was chosen on them.
+OTHER_VOICES = (Speaker("espeak", "en-gb-scotland", 1.0, 50), Speaker("espeak", "en-us+f2", 1.1, 60),
+                Speaker("espeak", "en-029", 1.0, 45))
+
+#: (player's voice, what is said, a line the assistant then prints).
+SCRIPT = [
+    (0, "skill zero", "BSAT1: Red, enter secret code."),
+    (0, "code one two", "BSAT1: Blue, enter secret code."),
+    (1, "code two one", "BSAT1: Green, enter secret code."),
+    (2, "skip", "BSAT1: Yellow, enter secret code."),
+    (2, "skip", "VIRUS: 25 minutes until I take over!"),
+    (1, "explore room one two zero", "BSAT1: Blue teleported to Yellow Docking Bay."),
+    (2, "how much time is left", "VIRUS: 25 minutes until I take over!"),
+]
+MAX_REPEATS = 2
+
+
+def test_three_new_voices_sign_on_and_play(tmp_path: Path) -> None:
+    ensure_audio()
+    config = tmp_path / "config.yaml"
+    config.write_text("""
+keypad:
+  source: none
+voice:
+  render_at_start: false
+  glitch_seed: 1
+games:
+  omega_virus:
+    response_extra_seconds: 60
+""", encoding="utf-8")
+    maker = ClipMaker(tmp_path / "clips")
+    chatter = maker.say("I think we should order pizza after this game", OTHER_VOICES[1])
+    errors = (tmp_path / "stderr.txt").open("w")
+    repeats: list[str] = []
+    with private_sink("voices") as sink, private_mic("voices") as mic:
+        feeder = MicFeeder(mic)
+        feeder.thread.start()
+        with Recorder(f"{sink}.monitor") as recorder:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus",
+                 "--seed", "1", "--new"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, text=True,
+                env={**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
+            out = Lines(proc.stdout)
+            try:
+                mark = len(recorder.samples())
+                out.wait_for("BSAT1: Enter skill.", timeout=90)
+                wait_quiet(recorder, mark)
+                for step, (voice, text, answer) in enumerate(SCRIPT):
+                    seen = len(out.lines)
+                    for _attempt in range(MAX_REPEATS + 1):
+                        mark = len(recorder.samples())
+                        feeder.say(maker.say(text, OTHER_VOICES[voice]))
+                        try:
+                            out.wait_for(answer, timeout=12, start=seen)
+                            break
+                        except AssertionError:
+                            repeats.append(f"{OTHER_VOICES[voice].label}: {text!r}")
+                            assert len(repeats) <= MAX_REPEATS, repeats
+                    wait_quiet(recorder, mark)
+                    if step == 4:  # the game has begun: table talk changes nothing
+                        before = len(out.lines)
+                        feeder.say(chatter)
+                        time.sleep(8)
+                        assert out.lines[before:] == [], out.lines[before:]
+            except AssertionError as failure:
+                raise AssertionError(f"{failure}\nprinted: {out.lines}\nassistant's stderr:\n"
+                                     f"{(tmp_path / 'stderr.txt').read_text()}") from None
+            finally:
+                proc.terminate()
+                proc.wait(timeout=20)
+                feeder.stop.set()
+    assert len(repeats) <= MAX_REPEATS, repeats
