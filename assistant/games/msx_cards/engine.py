@@ -90,8 +90,7 @@ class MsxCards:
             return [P.say(self.status())]
         if intent not in self.allowed_intents():
             raise NotAllowed(self._why_not(intent))
-        action: Callable[[Mapping[str, str]], list[Output]] = getattr(self, f"_do_{intent}")
-        out = action(command.slots)
+        out = self._actions()[intent](command.slots)
         if intent in ("capsules", "name"):
             return out
         if not self.is_over():
@@ -190,6 +189,14 @@ class MsxCards:
         out: list[Output] = [P.say(P.entered(self._enter(side, card), drawn))]
         self._proceed(out)
         return out
+
+    def _actions(self) -> dict[str, Callable[[Mapping[str, str]], list[Output]]]:
+        return {
+            "fighter": self._do_fighter, "fighter_card": self._do_fighter_card, "enemy": self._do_enemy,
+            "enemy_card": self._do_enemy_card, "draw_enemy": self._do_draw_enemy, "attack": self._do_attack,
+            "capsule": self._do_capsule, "roll": self._do_roll, "set_stat": self._do_set_stat,
+            "capsules": self._do_capsules, "name": self._do_name,
+        }
 
     def _do_fighter(self, slots: Mapping[str, str]) -> list[Output]:
         return self._bring(PLAYER, self._card_from(slots))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -30,13 +30,6 @@ ROOM_ITEMS: dict[str, tuple[str, ...]] = {
     "yellow": ("decoder", "probe", "red card", "blue card"),
 }
 ITEM_WEIGHT = {"probe": 1.0, **{a: 3.0 for a in AVDS}, **{c: 2.0 for c in CARDS}}
-
-#: Sentences this engine adds to the rulebook's (for the voice cache).
-EXTRA_PHRASES: tuple[tuple[str, str], ...] = (
-    (P.BSAT1, "No one signed on. Enter skill."),
-    (P.BSAT1, "Say the skill level: skill zero, one or two."),
-    (P.VIRUS, "The countdown has not started yet."),
-)
 
 #: The rulebook's Skill Level Time Chart: minutes for 1, 2, 3, 4 players.
 DEFAULT_TIME_CHART: dict[str, list[int]] = {
@@ -62,7 +55,8 @@ class Phase(enum.Enum):
 class Settings:
     """Tunable numbers (config.yaml, games.omega_virus); stored in the journal header."""
 
-    time_chart: dict[str, list[int]] = field(default_factory=lambda: dict(DEFAULT_TIME_CHART))
+    time_chart: dict[str, list[int]] = field(default_factory=lambda: {k: list(v)
+                                                                      for k, v in DEFAULT_TIME_CHART.items()})
     secret_code_seconds: float = 10.0
     shields_seconds: float = 10.0
     shot_seconds: float = 10.0
@@ -300,7 +294,7 @@ class CommandCenter:
         if intent == "press":
             buttons = slots.get("buttons", "").split()
             if not buttons or any(b not in BUTTONS for b in buttons):
-                raise NotAllowed("Press 0, 1, 2 or R.")
+                raise NotAllowed(P.PRESS_A_BUTTON)
             self._check_not_over()
             for b in buttons:
                 if self.phase is Phase.OVER:
@@ -309,9 +303,17 @@ class CommandCenter:
             return self._flush()
         if intent not in self.allowed_intents():
             raise NotAllowed(self._why_not(intent))
-        handler = getattr(self, f"_cmd_{intent}")
-        handler(slots)
+        self._spoken()[intent](slots)
         return self._flush()
+
+    def _spoken(self) -> dict[str, Callable[[Mapping[str, str]], None]]:
+        """What each spoken intent does (``press`` is handled above, button by button)."""
+        return {
+            "repeat": self._cmd_repeat, "skill": self._cmd_skill, "code": self._cmd_code, "skip": self._cmd_skip,
+            "buttons": self._cmd_buttons, "explore": self._cmd_explore, "pass": self._cmd_pass,
+            "teleport": self._cmd_pass, "attack": self._cmd_attack, "shields": self._cmd_shields,
+            "terminate": self._cmd_terminate, "time_left": self._cmd_time_left, "inventory": self._cmd_inventory,
+        }
 
     def press(self, button: str) -> None:
         """One button of the Command Center, in the current phase."""
@@ -329,47 +331,41 @@ class CommandCenter:
 
     def _check_not_over(self) -> None:
         if self.phase is Phase.OVER:
-            raise NotAllowed("The game is over. Say new game to play again.")
+            raise NotAllowed(P.GAME_OVER)
 
     def _why_not(self, intent: str) -> str:
         phase = self.phase
         if phase is Phase.OVER:
-            return "The game is over. Say new game to play again."
+            return P.GAME_OVER
         if intent == "attack" and phase is Phase.MOVE and self.solo():
-            return "There is no one to attack in solo play."
+            return P.NO_ONE_TO_ATTACK
         if intent in ("time_left", "inventory") and not self.countdown_running():
-            return "The countdown has not started yet."
+            return P.COUNTDOWN_NOT_STARTED
         return self._expecting()
 
     def _expecting(self) -> str:
         phase = self.phase
         if phase is Phase.SKILL:
-            return "Say the skill level: skill zero, one or two."
+            return P.SAY_SKILL
         if phase is Phase.SIGNON:
-            return f"{P.title(self.asking or '')}, enter your secret code on the keypad, or say skip."
-        mover = self._mover_name()
+            return P.code_or_skip(self.asking or "")
         if phase is Phase.MOVE:
-            if self.solo():
-                return f"{mover}, explore a room or pass."
-            return f"{mover}, explore a room, attack, or pass."
+            return P.your_move(self._mover_name(), self.solo())
         if phase is Phase.ROOM_CODE:
-            return "Enter the room code."
+            return P.ENTER_THE_ROOM_CODE
         if phase is Phase.ATTACK_CODE:
-            return "Enter the rest of the Command Code."
+            return P.ENTER_COMMAND_CODE
         if phase is Phase.SHOT:
             attacker = self.pending_attack[0] if self.pending_attack else ""
-            return f"{P.title(attacker)}, take your shot on the keypad."
+            return P.take_your_shot(attacker)
         if phase is Phase.SHIELDS and self.defense is not None:
-            left = self.defense.n - len(self.defense.pressed)
-            return (f"{P.title(self.defense.color)}, energize {left} more shield{'s' if left != 1 else ''}: "
-                    "say shields and different buttons.")
-        return "Press one termination button: say terminate and a button."
+            return P.energize_more(self.defense.color, self.defense.n - len(self.defense.pressed))
+        return P.PRESS_TERMINATION
 
     def _mover_name(self) -> str:
         if self.mover is None:
             return ""
-        color, unit = self.mover
-        return P.title(color) if unit == "commando" else f"{P.title(color)} Probe"
+        return P.unit_name(*self.mover)
 
     def _buttons(self, slots: Mapping[str, str]) -> list[str]:
         return [slots[k] for k in ("b1", "b2", "b3", "b4") if k in slots]
@@ -440,18 +436,16 @@ class CommandCenter:
     def _cmd_pass(self, slots: Mapping[str, str]) -> None:
         self.press("0")
 
-    _cmd_teleport = _cmd_pass
-
     def _cmd_attack(self, slots: Mapping[str, str]) -> None:
         assert self.mover is not None
         target, unit = slots["target"], slots.get("unit", "commando")
         me = self.mover[0]
         if target == me:
-            raise NotAllowed("You cannot attack yourself.")
+            raise NotAllowed(P.CANNOT_ATTACK_YOURSELF)
         if not self.players[target].playing:
-            raise NotAllowed(f"{P.title(target)} is not playing.")
+            raise NotAllowed(P.not_playing(target))
         if unit == "probe" and not self.players[target].probe:
-            raise NotAllowed(f"{P.title(target)} has no probe.")
+            raise NotAllowed(P.has_no_probe(target))
         code = self.board.command_code(target, unit)
         self.press("1")
         self.press(code[0])
@@ -463,11 +457,11 @@ class CommandCenter:
         buttons = self._buttons(slots)
         left = self.defense.n - len(self.defense.pressed)
         if len(set(buttons)) != len(buttons):
-            raise NotAllowed("Each shield needs a different button.")
+            raise NotAllowed(P.SHIELDS_DIFFER)
         if any(b in self.defense.pressed for b in buttons):
-            raise NotAllowed("That shield is already energized.")
+            raise NotAllowed(P.SHIELD_ALREADY_ON)
         if len(buttons) != left:
-            raise NotAllowed(f"Energize {left} shield{'s' if left != 1 else ''}, not {len(buttons)}.")
+            raise NotAllowed(P.energize_count(left, len(buttons)))
         for b in buttons:
             self.press(b)
 
@@ -486,21 +480,13 @@ class CommandCenter:
 
     def inventory_sentence(self, color: str) -> str:
         player = self.players[color]
-        cards = [c.split()[0].title() for c in ("green card", *CARDS) if c in player.cards]
-        parts = []
-        if cards:
-            parts.append(", ".join(cards) + (" Access Cards" if len(cards) > 1 else " Access Card"))
-        parts.extend(f"a {a.title()}" for a in AVDS if a in player.avds)
-        if player.probe:
-            parts.append("the Probe")
-        if not parts:
-            return f"{P.title(color)} has nothing."
-        return f"{P.title(color)} has the " + "; ".join(parts) + "."
+        return P.inventory(color, [c for c in ("green card", *CARDS) if c in player.cards],
+                           [a for a in AVDS if a in player.avds], player.probe)
 
     # ------------------------------------------------------------------ sign-on
 
     def _prompt_skill(self) -> None:
-        self._prompt([Say(P.BSAT1, "Enter skill.")])
+        self._prompt([P.ENTER_SKILL])
 
     def _press_skill(self, button: str) -> None:
         if button == "R":
@@ -550,7 +536,7 @@ class CommandCenter:
         colors = self.playing()
         if not colors:
             self.phase = Phase.SKILL
-            self._prompt([Say(P.BSAT1, "No one signed on. Enter skill.")])
+            self._prompt([P.NO_ONE_SIGNED_ON])
             return
         assert self.skill is not None
         minutes = self.settings.time_chart[str(self.skill)][len(colors) - 1]
@@ -672,7 +658,7 @@ class CommandCenter:
         elif button == "2":
             self.phase = Phase.ROOM_CODE
             self.entry = []
-            self._prompt([Say(P.BSAT1, self.rng.choice(("Which room?", "Enter room code.")))])
+            self._prompt([self.rng.choice((P.WHICH_ROOM, P.ENTER_ROOM_CODE))])
         elif self.solo():
             self._wrong()
         else:
@@ -682,7 +668,7 @@ class CommandCenter:
     def _wrong(self) -> None:
         """Buzz, "Wrong!", and the mover starts the move again."""
         self._say(Sound("buzz"))
-        self._say(Say(P.VIRUS, "Wrong!"))
+        self._say(P.WRONG)
         self.phase = Phase.MOVE
         self.entry = []
         self._say_prompt()
@@ -692,7 +678,7 @@ class CommandCenter:
     def _press_room_code(self, button: str) -> None:
         if button == "R":
             self.entry = []
-            self._prompt([Say(P.BSAT1, "Which room?")])
+            self._prompt([P.WHICH_ROOM])
             return
         self.entry.append(button)
         if len(self.entry) == 3:
@@ -710,19 +696,19 @@ class CommandCenter:
         room = self.board.room(code)
         assert room is not None
         if room.sector in self.shut or f"{room.color} card" not in player.cards:
-            self._announce([Say(P.BSAT1, "Access denied.")])
+            self._announce([P.ACCESS_DENIED])
             self._end_move()
             return
         if code == self.virus_room and unit == "commando" and player.avds >= set(AVDS):
             player.last_room = code
             self.phase = Phase.TERMINATE
             self._deadline(self.settings.terminate_seconds)
-            self._announce([Say(P.VIRUS, "You found me! Try and stop me!")])
+            self._announce([P.FOUND_ME])
             self.last_prompt = list(self.last_announcement)
             return
         self.explored_room = code
         if player.last_room == code:
-            self._announce([Say(P.BSAT1, "Nothing here!")])
+            self._announce([P.NOTHING_HERE])
             self._finish_explore()
             return
         player.last_room = code
@@ -733,7 +719,7 @@ class CommandCenter:
         if nature == "wanted":
             item = self._choose_item(player, room.color)
             if item is None:
-                self._announce([Say(P.BSAT1, "Nothing here!")])
+                self._announce([P.NOTHING_HERE])
             else:
                 self._give(player, item)
                 self._announce([P.found(item)])
@@ -749,7 +735,7 @@ class CommandCenter:
             self._announce([P.breach(code), P.energize(color, n)])
             self.last_prompt = [P.energize(color, n)]
         else:
-            self._announce([Say(P.BSAT1, "Nothing here!")])
+            self._announce([P.NOTHING_HERE])
             self._finish_explore()
 
     def _finish_explore(self) -> None:
@@ -810,7 +796,7 @@ class CommandCenter:
         blocked = defense.hidden in defense.pressed
         if defense.attacker is None:
             if blocked:
-                self._announce([Say(P.VIRUS, "I missed!")])
+                self._announce([P.I_MISSED])
             else:
                 self._announce([self._virus_wins(defense.color, defense.unit)])
             self._finish_explore()
@@ -913,14 +899,14 @@ class CommandCenter:
         assert self.mover is not None
         if button == self.termination_button:
             self.winner = self.mover[0]
-            self._announce([Say(P.VIRUS, "You win! I am terminated!")])
+            self._announce([P.YOU_WIN])
             self._game_over()
         else:
-            self._announce([Sound("buzz"), Say(P.VIRUS, "Wrong!")])
+            self._announce([Sound("buzz"), P.WRONG])
             self._end_move()
 
     def _time_up(self) -> None:
-        lines: list[Output] = [Say(P.VIRUS, "Too late! This station is mine! I win!")]
+        lines: list[Output] = [P.TOO_LATE]
         lines.extend(P.terminated(c) for c in self.playing())
         self._announce(lines)
         self._game_over()

@@ -1,8 +1,10 @@
-"""Every sentence the Command Center says, built in one place.
+"""Every sentence the Command Center says, built in one place: announcements, prompts, and
+the reasons a command is refused.
 
 The rulebook's quoted phrases appear here word for word; numbers are written as digits
-("Code 0 1.", "25 minutes until I take over!"). Because every sentence is built from a
-finite set of parts, ``all_phrases`` can list them all for the voice cache.
+("Code 0 1.", "25 minutes until I take over!"). Because every announcement is built from a
+finite set of parts, ``all_phrases`` can list them all for the voice cache. The engine
+imports this module; this module imports nothing of the engine.
 """
 
 from __future__ import annotations
@@ -23,6 +25,88 @@ TAUNTS = ("You human scum!", "You fools!", "Fool!", "How amusing!", "You'll neve
 
 def title(color: str) -> str:
     return color.title()
+
+
+def unit_name(color: str, unit: str) -> str:
+    """"Red" for the Commando, "Red Probe" for the Probe."""
+    return title(color) if unit == "commando" else f"{title(color)} Probe"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+# --------------------------------------------------------------------------- said as they are
+
+ENTER_SKILL = Say(BSAT1, "Enter skill.")
+NO_ONE_SIGNED_ON = Say(BSAT1, "No one signed on. Enter skill.")
+WHICH_ROOM = Say(BSAT1, "Which room?")
+ENTER_ROOM_CODE = Say(BSAT1, "Enter room code.")
+ACCESS_DENIED = Say(BSAT1, "Access denied.")
+NOTHING_HERE = Say(BSAT1, "Nothing here!")
+WRONG = Say(VIRUS, "Wrong!")
+I_MISSED = Say(VIRUS, "I missed!")
+FOUND_ME = Say(VIRUS, "You found me! Try and stop me!")
+YOU_WIN = Say(VIRUS, "You win! I am terminated!")
+TOO_LATE = Say(VIRUS, "Too late! This station is mine! I win!")
+
+# --------------------------------------------------------------------------- refusals (reasons)
+
+PRESS_A_BUTTON = "Press 0, 1, 2 or R."
+GAME_OVER = "The game is over. Say new game to play again."
+NO_ONE_TO_ATTACK = "There is no one to attack in solo play."
+COUNTDOWN_NOT_STARTED = "The countdown has not started yet."
+SAY_SKILL = "Say the skill level: skill zero, one or two."
+ENTER_THE_ROOM_CODE = "Enter the room code."
+ENTER_COMMAND_CODE = "Enter the rest of the Command Code."
+PRESS_TERMINATION = "Press one termination button: say terminate and a button."
+CANNOT_ATTACK_YOURSELF = "You cannot attack yourself."
+SHIELDS_DIFFER = "Each shield needs a different button."
+SHIELD_ALREADY_ON = "That shield is already energized."
+
+
+def code_or_skip(color: str) -> str:
+    return f"{title(color)}, enter your secret code on the keypad, or say skip."
+
+
+def your_move(mover: str, solo: bool) -> str:
+    if solo:
+        return f"{mover}, explore a room or pass."
+    return f"{mover}, explore a room, attack, or pass."
+
+
+def take_your_shot(color: str) -> str:
+    return f"{title(color)}, take your shot on the keypad."
+
+
+def energize_more(color: str, left: int) -> str:
+    return f"{title(color)}, energize {left} more shield{'s' if left != 1 else ''}: say shields and different buttons."
+
+
+def energize_count(left: int, given: int) -> str:
+    return f"Energize {plural(left, 'shield')}, not {given}."
+
+
+def not_playing(color: str) -> str:
+    return f"{title(color)} is not playing."
+
+
+def has_no_probe(color: str) -> str:
+    return f"{title(color)} has no probe."
+
+
+def inventory(color: str, cards: list[str], avds: list[str], probe: bool) -> str:
+    """What a player holds: "Red has the Green, Blue Access Cards; a Negatron; the Probe."."""
+    names = [c.split()[0].title() for c in cards]
+    parts = []
+    if names:
+        parts.append(", ".join(names) + (" Access Cards" if len(names) > 1 else " Access Card"))
+    parts.extend(f"a {a.title()}" for a in avds)
+    if probe:
+        parts.append("the Probe")
+    if not parts:
+        return f"{title(color)} has nothing."
+    return f"{title(color)} has the " + "; ".join(parts) + "."
 
 
 def item_name(item: str) -> str:
@@ -74,8 +158,7 @@ def energize(color: str, n: int) -> Say:
 
 
 def teleported(color: str, unit: str, bay: str, speaker: str = BSAT1) -> Say:
-    who = title(color) if unit == "commando" else f"{title(color)} Probe"
-    return Say(speaker, f"{who} teleported to {title(bay)} Docking Bay.")
+    return Say(speaker, f"{unit_name(color, unit)} teleported to {title(bay)} Docking Bay.")
 
 
 def destroyed(color: str, item: str, speaker: str) -> Say:
@@ -89,8 +172,7 @@ def steals(attacker: str, item: str) -> Say:
 
 
 def attacking(attacker: str, attacker_unit: str, target: str, target_unit: str) -> Say:
-    a = title(attacker) if attacker_unit == "commando" else f"{title(attacker)} Probe"
-    t = title(target) if target_unit == "commando" else f"{title(target)} Probe"
+    a, t = unit_name(attacker, attacker_unit), unit_name(target, target_unit)
     return Say(VIRUS, f"{a} is attacking {t}. Take your best shot!")
 
 
@@ -111,27 +193,17 @@ def terminated(color: str) -> Say:
 
 
 FIXED: tuple[Say, ...] = (
-    Say(BSAT1, "Enter skill."),
-    Say(BSAT1, "Which room?"),
-    Say(BSAT1, "Enter room code."),
-    Say(BSAT1, "Access denied."),
-    Say(BSAT1, "Nothing here!"),
-    Say(VIRUS, "Wrong!"),
-    Say(VIRUS, "I missed!"),
-    Say(VIRUS, "You found me! Try and stop me!"),
-    Say(VIRUS, "You win! I am terminated!"),
-    Say(VIRUS, "Too late! This station is mine! I win!"),
-    Say(BSAT1, "Take your shot on the keypad."),
+    ENTER_SKILL, WHICH_ROOM, ENTER_ROOM_CODE, ACCESS_DENIED, NOTHING_HERE, WRONG, I_MISSED, FOUND_ME, YOU_WIN,
+    TOO_LATE, Say(BSAT1, "Take your shot on the keypad."),
+    # the engine's own, beyond the rulebook's
+    NO_ONE_SIGNED_ON, Say(BSAT1, SAY_SKILL), Say(VIRUS, COUNTDOWN_NOT_STARTED),
 )
 
 
 def all_phrases(colors: tuple[str, ...] = ("red", "blue", "green", "yellow"),
                 room_codes: tuple[str, ...] = (), max_minutes: int = 35) -> Iterator[Say]:
     """Every sentence the engine can say (for the voice cache), extras included."""
-    from assistant.games.omega_virus import engine  # the engine's own extra sentences
-
     yield from FIXED
-    yield from (Say(s, t) for s, t in engine.EXTRA_PHRASES)
     yield from (Say(VIRUS, t) for t in TAUNTS)
     for seconds in [*range(60, max_minutes * 60 + 1, 60), 30, 45, 15, 10]:
         yield Say(VIRUS, time_left(seconds))
