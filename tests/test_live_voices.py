@@ -28,7 +28,7 @@ pytestmark = pytest.mark.audio
 OTHER_VOICES = (Speaker("espeak", "en-gb-scotland", 1.0, 50), Speaker("espeak", "en-us+f2", 1.1, 60),
                 Speaker("espeak", "en-029", 1.0, 45))
 
-#: (player's voice, what is said, a line the assistant then prints).
+#: (player's voice, what is said, the start of a line the assistant then prints).
 SCRIPT = [
     (0, "skill zero", "BSAT1: Red, enter secret code."),
     (0, "code one two", "BSAT1: Blue, enter secret code."),
@@ -36,7 +36,7 @@ SCRIPT = [
     (2, "skip", "BSAT1: Yellow, enter secret code."),
     (2, "skip", "VIRUS: 25 minutes until I take over!"),
     (1, "explore room one two zero", "BSAT1: Blue teleported to Yellow Docking Bay."),
-    (2, "how much time is left", "VIRUS: 25 minutes until I take over!"),
+    (2, "how much time is left", "VIRUS: 2"),  # 25 or 24 minutes: the game clock runs
 ]
 MAX_REPEATS = 2
 
@@ -77,12 +77,10 @@ games:
                     for _attempt in range(MAX_REPEATS + 1):
                         mark = len(recorder.samples())
                         feeder.say(maker.say(text, OTHER_VOICES[voice]))
-                        try:
-                            out.wait_for(answer, timeout=12, start=seen)
+                        if answered(out, answer, seen, timeout=12):
                             break
-                        except AssertionError:
-                            repeats.append(f"{OTHER_VOICES[voice].label}: {text!r}")
-                            assert len(repeats) <= MAX_REPEATS, repeats
+                        repeats.append(f"{OTHER_VOICES[voice].label}: {text!r}")
+                        assert len(repeats) <= MAX_REPEATS, repeats
                     wait_quiet(recorder, mark)
                     if step == 4:  # the game has begun: table talk changes nothing
                         before = len(out.lines)
@@ -97,3 +95,13 @@ games:
                 proc.wait(timeout=20)
                 feeder.stop.set()
     assert len(repeats) <= MAX_REPEATS, repeats
+
+
+def answered(out: Lines, start: str, since: int, timeout: float) -> bool:
+    """Whether a line starting with ``start`` is printed after line ``since`` within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(line.startswith(start) for line in out.lines[since:]):
+            return True
+        time.sleep(0.05)
+    return False

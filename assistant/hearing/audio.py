@@ -99,7 +99,14 @@ def to_16k_mono(samples: Float, rate: int) -> Int16:
 
 
 def to_int16(samples: Float) -> Int16:
-    return np.asarray(np.clip(np.round(samples * 32768.0), -32768, 32767), dtype=np.int16)
+    """Float audio in [-1, 1] as int16 samples."""
+    return as_int16(np.asarray(samples, dtype=np.float64) * 32768.0)
+
+
+def as_int16(values: npt.ArrayLike) -> Int16:
+    """Values already on the int16 scale (mixed, filtered, resampled), rounded and clipped: the
+    one place audio becomes int16 again."""
+    return np.asarray(np.clip(np.round(np.asarray(values, dtype=np.float64)), -32768, 32767), dtype=np.int16)
 
 
 def load_16k(path: str | Path) -> Int16:

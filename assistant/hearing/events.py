@@ -49,7 +49,8 @@ class Transcript:
     def to_dict(self) -> dict[str, Any]:
         return {"type": "transcript", "text": self.text, "confidence": self.confidence,
                 "heard": self.heard,
-                "command": self.command.to_json() if self.command else None, "snapped": self.snapped}
+                "command": self.command.to_json() if self.command else None, "snapped": self.snapped,
+                "doubt": self.doubt}
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     if kind == "transcript":
         command = data.get("command")
         return Transcript(str(data["text"]), float(data.get("confidence", 1.0)), str(data.get("heard", "")),
-                          Command.from_json(command) if command else None, bool(data.get("snapped", False)))
+                          Command.from_json(command) if command else None, bool(data.get("snapped", False)),
+                          str(data.get("doubt", "")))
     if kind == "not-recognized":
         return NotRecognized(str(data.get("heard", "")), str(data.get("reason", "")),
                              float(data.get("confidence", 0.0)),

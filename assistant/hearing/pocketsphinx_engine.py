@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from assistant.hearing.audio import as_int16
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer
@@ -110,7 +111,7 @@ def gate(audio: bytes, below_db: float, floor: float, seed: int = 0,
     gain = np.concatenate([gain, np.ones(len(x) - len(gain))])
     quiet = np.random.default_rng(seed).normal(0.0, floor, len(x))
     out = x * gain + quiet * (1.0 - gain)
-    return np.asarray(np.clip(np.round(out), -32768, 32767), dtype=np.int16).tobytes()
+    return as_int16(out).tobytes()
 
 
 class PocketSphinxRecognizer(BaseRecognizer):
@@ -228,7 +229,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
         samples = np.frombuffer(block, dtype=np.int16).astype(np.float64)
         if self.noise_floor > 0:
             samples = samples + self._rng.normal(0.0, self.noise_floor, samples.shape)
-        return np.clip(np.round(samples), -32768, 32767).astype(np.int16).tobytes()
+        return as_int16(samples).tobytes()
 
     def _start(self) -> None:
         """Begin an utterance with the audio heard just before the endpointer noticed speech
@@ -250,7 +251,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
         quietest = np.sqrt(np.percentile((x[:n * 160].reshape(n, 160) ** 2).mean(axis=1), 10)) if n else 0.0
         level = max(quietest, self.noise_floor)
         noise = self._rng.normal(0.0, level, LEAD_IN_BYTES // 2)
-        return np.asarray(np.clip(np.round(noise), -32768, 32767), dtype=np.int16).tobytes()
+        return as_int16(noise).tobytes()
 
     def _add(self, frame: bytes) -> None:
         if not self._started:

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from assistant.hearing.audio import as_int16
+
 RATE = 16000
 TRY_RATES = (16000, 48000, 44100, 32000, 22050)
 
@@ -143,7 +145,7 @@ class Microphone:
         samples = np.frombuffer(bytes(data), dtype=np.int16)
         if self._resampler is not None and self.rate != RATE:
             out = self._resampler.process(samples.astype(np.float64))
-            samples = np.asarray(np.clip(np.round(out), -32768, 32767), dtype=np.int16)
+            samples = as_int16(out)
         joined = np.concatenate([self._carry, samples])
         step = int(RATE * self.block_seconds)
         now = time.monotonic()
