@@ -47,6 +47,7 @@ class HearingSettings:
     whisper: WhisperSettings = field(default_factory=WhisperSettings)
     spot: SpotSettings = field(default_factory=SpotSettings)
     veto: bool = True
+    confirm_distance: float = 0.6
 
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:
@@ -83,6 +84,8 @@ class HearingSettings:
                 margin=config.get("hearing.whisper.margin", d.spot.margin, minimum=0.0, maximum=20.0),
                 outside=config.get("hearing.whisper.outside", d.spot.outside, minimum=0.0, maximum=2.0)),
             veto=config.get("hearing.whisper.veto", d.veto),
+            confirm_distance=config.get("hearing.whisper.confirm_distance", d.confirm_distance, minimum=0.0,
+                                        maximum=5.0),
         )
 
     @property
@@ -243,7 +246,8 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
         spotter = Spotter(sentences, settings=settings.spot)
     if second is not None:
         try:
-            opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings.veto)
+            opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings.veto,
+                                    settings.confirm_distance)
         except ModelError as error:
             if not fallback:
                 raise
