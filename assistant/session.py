@@ -229,14 +229,18 @@ class Session:
         return Heard.ACCEPTED
 
     def _say_again(self) -> None:
-        examples = self.sentences.help_for(self.allowed_intents() - {"help"})[:4]
+        examples = self._examples(self.allowed_intents() - {"help"})[:4]
         hint = f" You can say: {', '.join(examples)}, or what can I say." if examples else ""
         self.say(f"Say again?{hint}")
+
+    def _examples(self, intents: frozenset[str]) -> list[str]:
+        """What "what can I say" offers for these intents, in the game's words of the moment."""
+        return [self.spec.help_example(self.game, text) for text in self.sentences.help_for(intents)]
 
     def _session_command(self, command: Command) -> Heard:
         intent = command.intent
         if intent == "help":
-            examples = self.sentences.help_for(self.allowed_intents())
+            examples = self._examples(self.allowed_intents())
             self.say("You can say: " + ", ".join(examples) + ".")
         elif intent == "pause":
             if self.paused:

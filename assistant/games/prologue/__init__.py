@@ -11,11 +11,12 @@ from functools import cache
 from typing import Any
 
 from assistant.config import Config
-from assistant.engine import Say, make_rng
+from assistant.engine import Game, Say, make_rng
 from assistant.games import GameSpec
 from assistant.games.data import GameDataError, read_yaml
 from assistant.games.prologue.engine import (
     COUNTDOWN_WORDS,
+    DEFAULT_NAMES,
     FIRST_SETUP,
     GO,
     NAME_HINT,
@@ -157,6 +158,16 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
 
 
 
+def help_example(game: Game, example: str) -> str:
+    """Players who gave their names are offered by name ("Anna, Ben" for "player two")."""
+    if example != "player two" or not isinstance(game, PrologueGame):
+        return example
+    if all(name == default for name, default in zip(game.names, DEFAULT_NAMES, strict=False)):
+        return example
+    spoken = ("player one", "player two")
+    return ", ".join(spoken[i] if name == DEFAULT_NAMES[i] else name for i, name in enumerate(game.names))
+
+
 SPEC = GameSpec("prologue", create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "status", "time"}), live_lists=("name",),
-                supports_undo=PrologueGame.supports_undo)
+                supports_undo=PrologueGame.supports_undo, help_example=help_example)
