@@ -27,6 +27,7 @@ hundreds of thousands in the card game), as min-plus products of small matrices.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -221,6 +222,7 @@ class Spotter:
         self.lexicon = lexicon or Lexicon.load()
         self.settings = settings or SpotSettings()
         self._word_phones: dict[str, list[tuple[str, ...]]] = {}
+        self._subs: dict[tuple[str, ...], dict[str, float]] = {}
         self._slots_under: dict[int, frozenset[str]] = {}
 
     # ----------------------------------------------------------------- public
@@ -279,6 +281,26 @@ class Spotter:
             found = self._word_phones[word] = self.lexicon.prons(word)
         return found
 
+    def sub(self, word: str, heard: tuple[str, ...]) -> float:
+        """Phone edits between ``word`` and the heard words said together. Worked out for every
+        word of the sentences at once, per heard words, and remembered: the same words come up
+        utterance after utterance."""
+        found = self._subs.get(heard)
+        if found is None:
+            found = self._subs[heard] = self._table.distances(
+                [tuple(p for part in parts for p in part)
+                 for parts in itertools.product(*(self.prons(h) for h in heard))])
+        distance = found.get(word)
+        if distance is None:  # a word outside the table (none is, but a sentence set may change)
+            joined = [tuple(p for part in parts for p in part)
+                      for parts in itertools.product(*(self.prons(h) for h in heard))]
+            distance = found[word] = min(phone_edits(p, q) for p in self.prons(word) for q in joined)
+        return distance
+
+    @functools.cached_property
+    def _table(self) -> _PhoneTable:
+        return _PhoneTable({w: self.prons(w) for w in _words_of(self.sentences)})
+
     def length(self, word: str) -> int:
         """Phones of a word not heard, or heard but not in the command (its longest way said)."""
         return max(len(p) for p in self.prons(word))
@@ -300,6 +322,79 @@ class Spotter:
                 found = frozenset()
             self._slots_under[key] = found
         return found
+
+
+def _words_of(sentences: SentenceSet) -> set[str]:
+    """Every word the templates can say (digit words included)."""
+    found: set[str] = set()
+    seen: set[int] = set()
+
+    def walk(node: Node) -> None:
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        if isinstance(node, Word):
+            found.add(node.text)
+        elif isinstance(node, Seq):
+            for n in node.items:
+                walk(n)
+        elif isinstance(node, Alt):
+            for n in node.options:
+                walk(n)
+        elif isinstance(node, SlotRef):
+            for value in sentences.lists[node.list_name]:
+                walk(value.node)
+        elif isinstance(node, RuleRef):
+            walk(sentences.rules[node.name])
+
+    for intent in sentences.intents.values():
+        for template in intent.templates:
+            walk(template)
+    return found
+
+
+class _PhoneTable:
+    """Every pronunciation of the sentences' words as rows of phone numbers, so the edit distance
+    from heard phones to all of them is one dynamic programme over numpy columns."""
+
+    def __init__(self, prons: dict[str, list[tuple[str, ...]]]) -> None:
+        phones = sorted({p for ps in prons.values() for pron in ps for p in pron} | _VOWELS
+                        | {p for pair in _PAIRS for p in pair})
+        self.index = {p: i for i, p in enumerate(phones)}
+        self.cost = np.array([[phone_cost(a, b) for b in phones] for a in phones] + [[1.0] * len(phones)])
+        rows = [(word, pron) for word, ps in prons.items() for pron in ps]
+        self.words = [word for word, _ in rows]
+        width = max((len(pron) for _, pron in rows), default=0)
+        self.lengths = np.array([len(pron) for _, pron in rows], dtype=np.int64)
+        self.rows = np.full((len(rows), max(width, 1)), len(phones), dtype=np.int64)  # padding: "unknown"
+        for n, (_, pron) in enumerate(rows):
+            self.rows[n, :len(pron)] = [self.index[p] for p in pron]
+
+    def distances(self, heard: list[tuple[str, ...]]) -> dict[str, float]:
+        best = np.full(len(self.words), INF)
+        for pron in heard:
+            best = np.minimum(best, self._one(pron))
+        out: dict[str, float] = {}
+        for word, value in zip(self.words, best.tolist(), strict=True):
+            out[word] = min(out.get(word, INF), value)
+        return out
+
+    def _one(self, heard: tuple[str, ...]) -> npt.NDArray[np.float64]:
+        n, width = self.rows.shape
+        prev = np.tile(np.arange(width + 1, dtype=np.float64), (n, 1))
+        unknown = len(self.cost) - 1
+        for i, phone in enumerate(heard, 1):
+            costs = self.cost[self.index.get(phone, unknown)]
+            if phone not in self.index:
+                costs = np.ones(self.cost.shape[1])
+            change = prev[:, :-1] + costs[np.minimum(self.rows, len(costs) - 1)]
+            row = np.empty_like(prev)
+            row[:, 0] = i
+            keep = np.minimum(prev[:, 1:] + 1.0, change)
+            for j in range(1, width + 1):
+                row[:, j] = np.minimum(keep[:, j - 1], row[:, j - 1] + 1.0)
+            prev = row
+        return prev[np.arange(n), self.lengths]
 
 
 class _Job:
@@ -378,22 +473,16 @@ class _Job:
             return found
         sp = self.spotter
         m = np.full((self.size, self.size), INF)
-        own = sp.prons(text)
         word_cost = sp.settings.word_cost
         for i in range(self.size):
             m[i, i] = sp.length(text) + word_cost  # not heard
         for i, heard in enumerate(self.words):
             same = heard == text or heard in ALIASES.get(text, ())
-            m[i, i + 1] = 0.0 if same else self._sub(own, sp.prons(heard)) + word_cost
+            m[i, i + 1] = 0.0 if same else sp.sub(text, (heard,)) + word_cost
             if i + 1 < self.n:
-                joined = [a + b for a in sp.prons(heard) for b in sp.prons(self.words[i + 1])]
-                m[i, i + 2] = min(phone_edits(p, q) for p in own for q in joined) + word_cost
+                m[i, i + 2] = sp.sub(text, (heard, self.words[i + 1])) + word_cost
         self._word_cache[text] = m
         return m
-
-    @staticmethod
-    def _sub(own: list[tuple[str, ...]], heard_prons: list[tuple[str, ...]]) -> float:
-        return min(phone_edits(p, q) for p in own for q in heard_prons)
 
     # ----------------------------------------------------------------- best sentence
 
