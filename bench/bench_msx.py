@@ -1,4 +1,4 @@
-"""Benchmark: ``python -m assistant.games.msx_cards.bench [--games N] [--no-speech]``.
+"""Benchmark: ``python -m bench.bench_msx [--games N] [--no-speech]``.
 
 Prints two sets of figures for the MSX card battle (timings depend on the machine and its load):
   1. the engine: random seeded games played to the end (games per second, commands per game);

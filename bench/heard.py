@@ -1,4 +1,5 @@
-"""Benchmark: ``python -m assistant.games.prologue.bench``: how well Prologue's commands are heard.
+"""How well a game's commands are heard: the harness of ``python -m bench.bench_heard GAME``
+and of the games' voice tests.
 
 Each phrase is spoken by the real Piper voice (joe, with its random delivery noise off so a
 run is repeatable) and decoded by PocketSphinx with the grammar of the commands allowed at
@@ -6,22 +7,20 @@ that moment of the game (``SentenceSet.to_jsgf``); the transcript is then matche
 input. Prints, per phrase, what was heard and the decode time, then the exact-command
 accuracy and the median and worst decode times. Timings depend on the machine and its load.
 
-The same Voice and Ears serve the game's voice tests, and Battle of the Planets' benchmark.
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from assistant.engine import Command
+from assistant.games import GameSpec
 from assistant.session import SESSION_INTENTS
 
 RATE = 16_000
@@ -57,7 +56,7 @@ class Voice:
 class Ears:
     """One PocketSphinx decoder (the model loads once); one JSGF search per set of allowed intents."""
 
-    def __init__(self, game: ModuleType) -> None:
+    def __init__(self, game: GameSpec) -> None:
         from pocketsphinx import Decoder
 
         self.sentences = game.sentences()
@@ -89,7 +88,7 @@ class Ears:
         return self.sentences.match(self.transcript, intents) if self.transcript is not None else None
 
 
-def moment_intents(game: ModuleType, before: Before, settings: dict[str, Any] | None = None) -> frozenset[str]:
+def moment_intents(game: GameSpec, before: Before, settings: dict[str, Any] | None = None) -> frozenset[str]:
     """What a player may say after ``before``: the game's intents and the session's own."""
     engine = game.create(1, settings or {})
     engine.start()
@@ -99,7 +98,7 @@ def moment_intents(game: ModuleType, before: Before, settings: dict[str, Any] | 
         else:
             command = game.sentences().match(step)
             if command is None:
-                raise ValueError(f"not a sentence of {game.__name__}: {step!r}")
+                raise ValueError(f"not a sentence of {game.name}: {step!r}")
             engine.handle(command)
     return frozenset((engine.allowed_intents() | SESSION_INTENTS) - {"yes", "no", "resume"})
 
@@ -112,7 +111,7 @@ class Heard:
     seconds: float
 
 
-def measure(game: ModuleType, phrases: Sequence[tuple[Before, str, Command]]) -> list[Heard]:
+def measure(game: GameSpec, phrases: Sequence[tuple[Before, str, Command]]) -> list[Heard]:
     voice, ears = Voice(), Ears(game)
     ears.calibrate(voice.speak(CALIBRATION))
     results = []
@@ -138,47 +137,4 @@ def report(name: str, results: list[Heard]) -> str:
     return "\n".join(lines)
 
 
-NAMED: list[str | float] = ["player one is anna", "player two is ben"]
-ROUND: list[str | float] = [*NAMED, "ready", 6.0]
-PHRASES: list[tuple[Before, str, Command]] = [
-    ([], "Player one is Anna.", Command("name", {"seat": "1", "name": "anna"})),
-    (NAMED, "Ready!", Command("ready")),
-    (NAMED, "We're ready.", Command("ready")),
-    (NAMED, "What's the score?", Command("status")),
-    (ROUND, "Done!", Command("done")),
-    (ROUND, "Done.", Command("done")),
-    (ROUND, "I'm done!", Command("done")),
-    (ROUND, "Anna is done!", Command("done", {"name": "anna"})),
-    (ROUND, "Ben is done!", Command("done", {"name": "ben"})),
-    (ROUND, "Player two is done.", Command("done", {"seat": "2"})),
-    (ROUND, "How long?", Command("time")),
-    ([*ROUND, "done"], "Anna.", Command("who", {"name": "anna"})),
-    ([*ROUND, "done"], "Ben.", Command("who", {"name": "ben"})),
-    ([*ROUND, "done"], "Keep going.", Command("not_done")),
-    ([*ROUND, "done anna"], "Ben got it.", Command("who", {"name": "ben"})),
-    ([*ROUND, "done anna"], "It's a tie.", Command("who", {"outcome": "tie"})),
-    ([*ROUND, "done anna"], "Tie.", Command("who", {"outcome": "tie"})),
-    ([*ROUND, "done anna"], "Nobody.", Command("who", {"outcome": "nobody"})),
-    ([*ROUND, "done anna"], "No one.", Command("who", {"outcome": "nobody"})),
-    ([*ROUND, "done anna"], "Anna for three points.", Command("who", {"name": "anna", "points": "3"})),
-    ([*ROUND, "done anna"], "It's a tie for two points.", Command("who", {"outcome": "tie", "points": "2"})),
-    ([*ROUND, "done anna", "ben"], "Three.", Command("points", {"points": "3"})),
-    ([*ROUND, "done anna", "ben"], "Twelve points.", Command("points", {"points": "12"})),
-    ([*ROUND, "done anna", "ben"], "Undo that.", Command("undo")),
-]
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m assistant.games.prologue.bench", description=__doc__)
-    parser.parse_args(argv)
-    from assistant.games import prologue
-
-    print(report("Omega Virus: Prologue", measure(prologue, PHRASES)))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
-__all__ = ["Voice", "Ears", "moment_intents", "measure", "report", "PHRASES"]
+__all__ = ["Before", "CALIBRATION", "Ears", "Heard", "Voice", "measure", "moment_intents", "report"]

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pocketsphinx  # noqa: E402
 import pytest
 
 from assistant.engine import Command
-from assistant.games import planets, prologue
-from assistant.games.prologue.bench import CALIBRATION, Ears, Voice, moment_intents  # noqa: E402
+from assistant.games import GameSpec, game_spec
+from bench.heard import CALIBRATION, Ears, Voice, moment_intents  # noqa: E402
 
-GAMES: dict[str, ModuleType] = {"planets": planets, "prologue": prologue}
+GAMES: dict[str, GameSpec] = {name: game_spec(name) for name in ("planets", "prologue")}
 
 
 @pytest.fixture(scope="module")
