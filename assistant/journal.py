@@ -4,16 +4,82 @@ One JSON object a line. The first line is the header (game, seed, settings); the
 ``{"cmd": {...}}`` for a command, ``{"advance": seconds}`` for game time that passed,
 ``{"undo": true}``, and ``{"end": reason}`` when the game is over. Replaying the header's
 seed and settings with the entries rebuilds the identical game.
+
+Storage never stops a game: when the journal cannot be written (read-only or missing
+folder, full disk, no permission) the game goes on from memory, the players are told once
+in plain words, and every later entry tries again to write all that is not yet on disk.
+A line is only counted when it is whole (newline included), so a journal cut off anywhere
+resumes from the last whole entry, and the next write replaces the torn tail.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import math
 import os
+import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+Reporter = Callable[[str], None]
+
+RECOVERED = "Progress is being saved again."
+
+
+def _print_notice(message: str) -> None:
+    print(f"journal: {message}", file=sys.stderr, flush=True)
+
+
+_listener: Reporter | None = None
+_reported: str | None = None  # the storage problem the players were last told about
+
+
+def report_to(listener: Reporter | None) -> None:
+    """Also tell ``listener`` (e.g. the session's voice) about storage problems; a problem
+    that is still on is told to it at once. Every notice is printed on stderr as well."""
+    global _listener
+    _listener = listener
+    if listener is not None and _reported is not None:
+        listener(_reported)
+
+
+def _notice(message: str | None) -> None:
+    """Tell the players once: a new problem, or that saving works again after one."""
+    global _reported
+    if message == _reported:
+        return
+    if message is None:
+        _reported = None
+        message = RECOVERED
+    else:
+        _reported = message
+    _print_notice(message)
+    if _listener is not None:
+        _listener(message)
+
+
+def _why(error: OSError, folder: Path) -> str:
+    code = error.errno
+    if code == errno.EROFS:
+        return f"the state folder {folder} is on a read-only disk"
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk that holds {folder} is full"
+    if code == errno.EFBIG:
+        return "the journal would be larger than this system allows (file-size limit)"
+    if code in (errno.EACCES, errno.EPERM):
+        return f"there is no permission to write in {folder}"
+    if code in (errno.ENOENT, errno.ENOTDIR, errno.EEXIST):
+        return f"the state folder {folder} cannot be made (part of its path is not a folder)"
+    return f"{folder}: {error.strerror or error}"
+
+
+def problem_notice(error: OSError, folder: Path) -> str:
+    return (f"Progress is not being saved: {_why(error, folder)}. The game goes on; "
+            "saving is tried again at every move. Set state_dir in config.yaml to a folder that can be written.")
 
 
 @dataclass
@@ -21,10 +87,14 @@ class Journal:
     path: Path
     header: dict[str, Any]
     entries: list[dict[str, Any]]
+    saved_lines: int = field(default=0, repr=False)   # lines on disk, header included
+    saved_bytes: int = field(default=0, repr=False)   # their length in bytes
+    trim: bool = field(default=False, repr=False)     # bytes after saved_bytes are torn
+    problem: str | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, folder: Path, game: str, seed: int, settings: dict[str, Any]) -> Journal:
-        folder.mkdir(parents=True, exist_ok=True)
+        """A new journal, written at once if the disk lets it (see ``problem`` otherwise)."""
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = folder / f"{game}-{stamp}-{seed}.jsonl"
         n = 1
@@ -34,38 +104,82 @@ class Journal:
         header = {"journal": 1, "game": game, "seed": seed, "settings": settings,
                   "started": time.strftime("%Y-%m-%d %H:%M:%S")}
         journal = cls(path, header, [])
-        with path.open("w", encoding="utf-8") as f:
-            f.write(json.dumps(header) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        _fsync_dir(folder)
+        journal.save()
         return journal
 
     @classmethod
     def read(cls, path: Path) -> Journal:
-        header: dict[str, Any] | None = None
-        entries: list[dict[str, Any]] = []
-        with path.open(encoding="utf-8") as f:
-            for line in f:
-                try:
-                    item = json.loads(line)
-                except json.JSONDecodeError:
-                    break  # a line torn by a power cut: everything before it stands
-                if header is None:
-                    header = item
-                else:
-                    entries.append(item)
-        if header is None:
-            raise ValueError(f"{path}: not a journal")
-        return cls(path, header, entries)
+        """The journal at ``path``, up to its last whole, valid line (OSError if unreadable)."""
+        data = path.read_bytes()
+        items: list[dict[str, Any]] = []
+        good = 0
+        while True:
+            end = data.find(b"\n", good)
+            if end < 0:
+                break  # no newline: a line torn by a power cut; everything before it stands
+            item = _parse(data[good:end], header=not items)
+            if item is None:
+                break
+            items.append(item)
+            good = end + 1
+        if not items:
+            raise ValueError(f"{path}: not a journal (empty or cut off in its first line)")
+        return cls(path, items[0], items[1:], saved_lines=len(items), saved_bytes=good,
+                   trim=good < len(data))
 
     def append(self, entry: dict[str, Any]) -> None:
-        """Write one entry durably (flushed and fsynced) before anything is said about it."""
+        """Write one entry durably (flushed and fsynced) before anything is said about it.
+
+        Never raises for storage: the entry is kept in memory and written with the next one
+        that can be."""
         self.entries.append(entry)
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(entry) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        self.save()
+
+    def save(self) -> bool:
+        """Write every line not yet on disk; True when the whole journal is there."""
+        lines = [self.header, *self.entries]
+        data = "".join(json.dumps(item) + "\n" for item in lines[self.saved_lines:]).encode("utf-8")
+        creating = self.saved_lines == 0
+        try:
+            if creating:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if creating else 0), 0o644)
+            try:
+                if self.trim:
+                    os.ftruncate(fd, self.saved_bytes)
+                os.lseek(fd, self.saved_bytes, os.SEEK_SET)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            if creating:
+                _fsync_dir(self.path.parent)
+        except OSError as error:
+            self._undo_partial_write(creating)
+            self.problem = problem_notice(error, self.path.parent)
+            _notice(self.problem)
+            return False
+        self.saved_lines = len(lines)
+        self.saved_bytes += len(data)
+        self.trim = False
+        if self.problem is not None:
+            self.problem = None
+            _notice(None)
+        return True
+
+    def _undo_partial_write(self, creating: bool) -> None:
+        """Leave no empty or torn file behind: what is on disk stays a whole journal."""
+        self.trim = True
+        try:
+            if creating:
+                self.path.unlink(missing_ok=True)
+            else:
+                os.truncate(self.path, self.saved_bytes)
+                self.trim = False
+        except OSError:
+            pass
 
     @property
     def finished(self) -> bool:
@@ -79,6 +193,28 @@ class Journal:
 
     def game_seconds(self) -> float:
         return sum(float(e["advance"]) for e in self.entries if "advance" in e)
+
+
+def _parse(line: bytes, header: bool) -> dict[str, Any] | None:
+    """One journal line, or None if it is not one (torn, or not written by us)."""
+    try:
+        item = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(item, dict):
+        return None
+    if header:
+        ok = isinstance(item.get("game"), str) and isinstance(item.get("seed"), int) \
+            and isinstance(item.get("settings", {}), dict)
+        return item if ok else None
+    if "cmd" in item:
+        return item if isinstance(item["cmd"], dict) and isinstance(item["cmd"].get("intent"), str) else None
+    if "advance" in item:
+        seconds = item["advance"]
+        ok = isinstance(seconds, int | float) and not isinstance(seconds, bool) and math.isfinite(seconds) \
+            and seconds >= 0
+        return item if ok else None
+    return item if "undo" in item or "end" in item else None
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -95,15 +231,20 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def find_unfinished(folder: Path, game: str) -> Journal | None:
-    """The newest journal of ``game`` in ``folder`` that has no end entry."""
-    if not folder.is_dir():
+    """The newest journal of ``game`` in ``folder`` that has no end entry.
+
+    Journals that cannot be read, or that hold nothing but their header (a start that never
+    got going, e.g. with no speaker), are passed over."""
+    try:
+        found = [(path.stat().st_mtime, path) for path in folder.glob(f"{game}-*.jsonl")]
+    except OSError:
         return None
-    for path in sorted(folder.glob(f"{game}-*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
+    for _, path in sorted(found, reverse=True):
         try:
             journal = Journal.read(path)
         except (OSError, ValueError):
             continue
-        if journal.header.get("game") == game and not journal.finished:
-            return journal
-        return None
+        if journal.header.get("game") != game or not journal.entries:
+            continue
+        return None if journal.finished else journal
     return None

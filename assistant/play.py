@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import TextIO
 
 from assistant import textplay
 from assistant.config import Config, state_dir
 from assistant.games import game_module
-from assistant.journal import find_unfinished
+from assistant.journal import Journal, find_unfinished, report_to
 from assistant.session import Announcer, PrintAnnouncer, Session
 
 
@@ -34,16 +36,7 @@ def play(args: argparse.Namespace, config: Config) -> int:
         from assistant.voice.announcer import SpokenAnnouncer
 
         announcer = spoken = SpokenAnnouncer.from_config(config, echo=True, game=args.game, settings=settings)
-    unfinished = None if args.new else find_unfinished(folder, args.game)
-    if args.resume and unfinished is None:
-        print(f"No unfinished {args.game} game to resume; starting a new one.", file=sys.stderr)
-    if unfinished is not None and not args.resume:
-        print(f"An unfinished {args.game} game from {unfinished.header.get('started')} was found. "
-              "Type 'resume' to continue it, anything else to start a new game.", flush=True)
-        answer = sys.stdin.readline().strip().lower()
-        if answer not in ("resume", "yes", "y"):
-            unfinished.append({"end": "abandoned"})
-            unfinished = None
+    unfinished = _unfinished_to_resume(args, folder)
     if unfinished is not None:
         session = Session.resume(unfinished, announcer, idle)
         session.resumed()
@@ -51,9 +44,43 @@ def play(args: argparse.Namespace, config: Config) -> int:
         session = Session.new(args.game, args.seed, settings, announcer, folder, idle)
         session.start()
     if spoken is not None:
+        report_to(session.say)  # a storage problem is spoken too
         spoken.follow(session)  # BSat1 glitches more as the countdown runs out
     try:
         return textplay.run(session, sys.stdin, virtual=args.clock == "virtual")
     finally:
         if spoken is not None:
+            report_to(None)
             spoken.close()
+
+
+def _unfinished_to_resume(args: argparse.Namespace, folder: Path) -> Journal | None:
+    """The unfinished game to go on with: with --resume, or if the player at a terminal says so.
+
+    Piped or scripted input is never asked (its first line is a command, not an answer): a
+    new game starts and the unfinished one is kept as it is, for --resume."""
+    unfinished = None if args.new else find_unfinished(folder, args.game)
+    if unfinished is None:
+        if args.resume:
+            print(f"No unfinished {args.game} game to resume; starting a new one.", file=sys.stderr)
+        return None
+    if args.resume:
+        return unfinished
+    started = unfinished.header.get("started")
+    if not _interactive(sys.stdin):
+        print(f"An unfinished {args.game} game from {started} is kept (--resume continues it); "
+              "starting a new one.", file=sys.stderr)
+        return None
+    print(f"An unfinished {args.game} game from {started} was found. "
+          "Type 'resume' to continue it, anything else to start a new game.", flush=True)
+    if sys.stdin.readline().strip().lower() in ("resume", "yes", "y"):
+        return unfinished
+    unfinished.append({"end": "abandoned"})
+    return None
+
+
+def _interactive(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError, AttributeError):
+        return False

@@ -197,17 +197,6 @@ def test_kill_minus_nine_then_resume_keeps_the_same_game(tmp_path: Path) -> None
     assert lines[-2:] == expected_answers
 
 
-def test_unfinished_game_is_offered_for_resume(tmp_path: Path) -> None:
-    run_cli("skill zero\ncode one two\n", tmp_path, "--seed", "4", "--clock", "virtual")
-    offered = run_cli("resume\nrepeat\n", tmp_path, "--clock", "virtual")
-    lines = offered.stdout.splitlines()
-    assert lines[0].startswith("An unfinished omega-virus game from ")
-    assert lines[1] == "BSAT1: Game resumed."
-    assert lines[2] == "BSAT1: Blue, enter secret code."
-    declined = run_cli("no\n", tmp_path, "--seed", "4", "--clock", "virtual")
-    assert declined.stdout.splitlines()[1] == "BSAT1: Enter skill."
-
-
 def test_board_command_prints_the_tables(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "assistant", "board"], capture_output=True, text=True,
                             cwd=tmp_path)
