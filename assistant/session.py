@@ -235,7 +235,8 @@ class Session:
 
     def _examples(self, intents: frozenset[str]) -> list[str]:
         """What "what can I say" offers for these intents, in the game's words of the moment."""
-        return [self.spec.help_example(self.game, text) for text in self.sentences.help_for(intents)]
+        examples = (self.spec.help_example(self.game, text) for text in self.sentences.help_for(intents))
+        return [text for text in examples if text]
 
     def _session_command(self, command: Command) -> Heard:
         intent = command.intent

@@ -3,6 +3,7 @@ and the command line run as a child process fed line by line."""
 
 from __future__ import annotations
 
+import copy
 import enum
 import os
 import random
@@ -13,10 +14,11 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from assistant.engine import Command, Game, NotAllowed, Output
 from assistant.games import GameSpec
-from assistant.sentences import Alt, Node, Seq, SlotRef, Word
+from assistant.sentences import Alt, Node, SentenceSet, Seq, SlotRef, Word
 from assistant.session import SESSION_INTENTS
 
 
@@ -45,6 +47,31 @@ def plain(value: object, seen: set[int]) -> object:
         slots = getattr(type(value), "__slots__", ())
         fields = {name: getattr(value, name) for name in slots if hasattr(value, name)}
     return {"type": type(value).__name__, **{k: plain(v, seen | {id(value)}) for k, v in fields.items()}}
+
+
+def with_short_lists(sentences: SentenceSet, longest: int = 25, keep: int = 3) -> SentenceSet:
+    """The same sentences with each list of more than ``longest`` values (names, numbers up to
+    99) cut to its first ``keep``: the structure, expandable whole."""
+    short = copy.copy(sentences)
+    short.lists = {name: values if len(values) <= longest else values[:keep]
+                   for name, values in sentences.lists.items()}
+    return short
+
+
+G = TypeVar("G", bound=Game)
+
+
+def handle_or_refuse(game: G, command: Command, snapshot: Callable[[G], object] = state_of
+                     ) -> list[Output] | None:
+    """The game's answer, or None when a rule refused the command: then with a reason, and
+    with the game as it was (by ``snapshot``)."""
+    before = snapshot(game)
+    try:
+        return game.handle(command)
+    except NotAllowed as reason:
+        assert str(reason), command
+        assert snapshot(game) == before, command
+        return None
 
 
 @dataclass(frozen=True)
@@ -178,6 +205,18 @@ def play_args(tmp_path: Path, game: str, config: str, seed: int, *extra: str) ->
     args = [sys.executable, "-m", "assistant", "--config", str(path), "play", game, "--text",
             "--seed", str(seed), "--clock", "virtual", *extra]
     return args, env
+
+
+def whole_game(tmp_path: Path, transcript: str, args: Callable[..., tuple[list[str], dict[str, str]]],
+               game: str) -> None:
+    """The transcript's typed lines in one go: the answers exactly, and a journal that ends over."""
+    script, expected = split(transcript)
+    play, env = args(tmp_path)
+    done = subprocess.run(play, input=script, capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == expected
+    journal = next((tmp_path / "state").glob(f"{game}-*.jsonl")).read_text().splitlines()
+    assert journal[-1] == '{"end": "over"}'
 
 
 def kill_then_resume(tmp_path: Path, transcript: str, cut: str, nth: int,

@@ -10,7 +10,7 @@ from assistant.engine import Command, Game, Say, Sound
 from assistant.games import GameSpec
 from assistant.journal import Journal
 from assistant.session import SESSION_INTENTS, PrintAnnouncer, Session, replay
-from tests.harness import RandomTable, state_of
+from tests.harness import RandomTable, state_of, with_short_lists
 
 GAMES_PER_SPEC = 12
 STEPS = 250
@@ -25,6 +25,22 @@ def test_every_game_offered_has_a_spec(spec: GameSpec) -> None:
     assert spec.query_intents <= intents
     assert SESSION_INTENTS - {"undo"} <= intents
     assert ("undo" in intents) == spec.supports_undo
+
+
+def test_every_intent_has_a_help_phrase_that_means_it(spec: GameSpec) -> None:
+    sentences = spec.sentences()
+    for intent in sentences.intents.values():
+        assert intent.help, intent.name
+        assert [c.intent for c in sentences.match_all(intent.help)] == [intent.name], intent.help
+
+
+def test_every_sentence_maps_back_to_exactly_its_own_command(spec: GameSpec) -> None:
+    sentences = with_short_lists(spec.sentences())
+    count = 0
+    for text, command in sentences.expand(limit=3000):
+        assert sentences.match_all(text) == [command], text
+        count += 1
+    assert count > 100
 
 
 def test_random_play_keeps_the_contract(spec: GameSpec) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import kill_then_resume, play_args, split
+from tests.harness import kill_then_resume, play_args, split, whole_game
 
 #: A whole game from set-up to the winner: "> " lines are typed, the others are 7-Zark-7's
 #: answers, in order. Seed 4, the packaged spinner, three players.
@@ -137,14 +137,7 @@ def cli_args(tmp_path: Path, *extra: str, seed: int = 4) -> tuple[list[str], dic
 
 
 def test_whole_game_through_the_cli(tmp_path: Path) -> None:
-    script, expected = split(WHOLE_GAME)
-    args, env = cli_args(tmp_path)
-    done = subprocess.run(args, input=script, capture_output=True, text=True, timeout=60, env=env,
-                          cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == expected
-    journal = next((tmp_path / "state").glob("planets-*.jsonl")).read_text().splitlines()
-    assert journal[-1] == '{"end": "over"}'
+    whole_game(tmp_path, WHOLE_GAME, cli_args, "planets")
 
 
 def test_the_entry_that_ended_the_game_can_be_undone(tmp_path: Path) -> None:

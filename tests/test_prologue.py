@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from importlib import resources
 from typing import Any
 
 import pytest
-import yaml
 
 from assistant.config import Config
-from assistant.engine import Command, Game, NotAllowed, Say
+from assistant.engine import Command, NotAllowed, Say
 from assistant.games import prologue
 from assistant.games.prologue.engine import Phase, PrologueGame, duration
-from assistant.sentences import SentenceSet
-from assistant.session import SESSION_INTENTS
 
 SENTENCES = prologue.sentences()
 
@@ -51,37 +47,6 @@ TO_SCORING: list[str | float] = NAMED + ["ready", 5.0, 42.0, "anna is done"]
 
 
 # --------------------------------------------------------------------------- sentences
-
-
-def test_game_protocol_and_session_intents() -> None:
-    g = prologue.create(3, {})
-    assert isinstance(g, Game)
-    assert g.supports_undo
-    assert SESSION_INTENTS <= set(SENTENCES.intents)
-    assert {"repeat", "status"} <= set(SENTENCES.intents)
-    assert g.allowed_intents() <= set(SENTENCES.intents)
-
-
-def test_every_intent_has_a_help_phrase_that_means_it() -> None:
-    for intent in SENTENCES.intents.values():
-        assert intent.help, intent.name
-        assert [c.intent for c in SENTENCES.match_all(intent.help)] == [intent.name], intent.help
-
-
-def _small_name_list() -> SentenceSet:
-    data = yaml.safe_load(resources.files("assistant.games.prologue").joinpath("sentences.yaml")
-                          .read_text(encoding="utf-8"))
-    data["lists"]["name"] = data["lists"]["name"][:3]
-    return SentenceSet(data)
-
-
-def test_every_sentence_maps_back_to_exactly_its_own_command() -> None:
-    sentences = _small_name_list()
-    count = 0
-    for text, cmd in sentences.expand():
-        assert sentences.match_all(text) == [cmd], text
-        count += 1
-    assert count > 500
 
 
 def test_player_names_collide_with_no_other_word() -> None:

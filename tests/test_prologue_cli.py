@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Running, kill_then_resume, play_args, split
+from tests.harness import Running, kill_then_resume, play_args, whole_game
 
 #: A whole game as played at the table: "> " lines are typed, the others are what the
 #: narrator must answer, in order. Seed 11, elapsed-time calls every 60 s.
@@ -155,14 +155,7 @@ def cli_args(tmp_path: Path, *extra: str, seed: int = 11) -> tuple[list[str], di
 
 
 def test_whole_game_through_the_cli(tmp_path: Path) -> None:
-    script, expected = split(WHOLE_GAME)
-    args, env = cli_args(tmp_path)
-    done = subprocess.run(args, input=script, capture_output=True, text=True, timeout=60, env=env,
-                          cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == expected
-    journal = next((tmp_path / "state").glob("prologue-*.jsonl")).read_text().splitlines()
-    assert journal[-1] == '{"end": "over"}'
+    whole_game(tmp_path, WHOLE_GAME, cli_args, "prologue")
 
 
 @pytest.mark.parametrize("cut, nth", [("how long", 1), ("ben", 1), ("done", 2), ("1", 1)])

@@ -76,7 +76,8 @@ class GameSpec:
     urgency: Callable[[Game], float] = calm
     #: For a game played on a keypad: ``keypad(config)`` gives the buttons of each command.
     keypad: Callable[[Config], Keypad] | None = None
-    #: A help example ("player two") as said now in this game ("Ben"), for "what can I say".
+    #: A help example ("player two") as said now in this game ("Ben"), for "what can I say";
+    #: "" leaves out an example that would not be taken now.
     help_example: Callable[[Game, str], str] = lambda game, example: example
     #: Sentence lists whose values (player names, colors) make what is said with them live
     #: content, as do numbers: synthesized as said, not among the fixed phrases.

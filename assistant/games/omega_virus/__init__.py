@@ -156,6 +156,13 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     return list(seen.values())
 
 
+def help_example(game: Game, example: str) -> str:
+    """Bare buttons ("zero two") are offered only when they make a whole entry now."""
+    if example == "zero two" and isinstance(game, CommandCenter) and not game.whole_entry(["0", "2"]):
+        return ""
+    return example
+
+
 #: What the Command Center says with live content: the seconds left, what a player holds.
 LIVE = re.compile(r"^(\d+ seconds until I take over!|(Red|Blue|Green|Yellow) has (the|nothing).*)$")
 
@@ -167,6 +174,6 @@ def live_content(text: str) -> bool:
 SPEC = GameSpec(NAME, create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "time_left", "inventory"}),
                 supports_undo=CommandCenter.supports_undo, live_settings=live_settings, urgency=urgency,
-                keypad=keypad, live_content=live_content)
+                keypad=keypad, live_content=live_content, help_example=help_example)
 
 __all__ = ["NAME", "SPEC", "board_text", "create", "fixed_phrases", "sentences", "settings_from_config"]

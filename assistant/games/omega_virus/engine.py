@@ -396,14 +396,15 @@ class CommandCenter:
         if self.phase is Phase.SHIELDS:
             self._cmd_shields(slots)
             return
-        if not self._whole_entry(buttons):
+        if not self.whole_entry(buttons):
             raise NotAllowed(self._expecting())
         for b in buttons:
             if self.phase is Phase.OVER:
                 break
             self.press(b)
 
-    def _whole_entry(self, buttons: list[str]) -> bool:
+    def whole_entry(self, buttons: list[str]) -> bool:
+        """Whether these bare buttons make exactly one whole entry now (only then are they taken)."""
         digits = all(b != "R" for b in buttons)
         phase, n = self.phase, len(buttons)
         if phase is Phase.SKILL:
