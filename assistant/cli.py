@@ -49,8 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     config = Config.load(args.config)
-    for problem in config.problems:
-        print(f"config: {problem}", file=sys.stderr)
+    if args.command != "doctor":  # the doctor lists them among its checks
+        for problem in config.problems:
+            print(f"config: {problem}", file=sys.stderr)
+        config.problems.clear()  # each is told once
     if args.command == "play":
         from assistant.play import play
 

@@ -6,6 +6,7 @@ and that setting keeps its default.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -62,11 +63,28 @@ class Config:
             candidates.insert(1, PROJECT_ROOT / "config.yaml")
         for candidate in candidates:
             if candidate.is_file():
-                return cls.from_text(candidate.read_text(encoding="utf-8"), candidate)
+                return cls.from_file(candidate)
         config = cls()
         if path:
             config.problems.append(f"{path}: no such file; using the default settings.")
         return config
+
+    @classmethod
+    def from_file(cls, path: Path) -> Config:
+        """The settings in ``path``; a file that cannot be read or is not UTF-8 text gives the
+        defaults and one problem naming the file (and the line)."""
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            return cls({}, {}, path, [f"{path}: cannot be read ({error.strerror or error}); "
+                                      "using the default settings."])
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data[:error.start].count(b"\n") + 1
+            return cls({}, {}, path, [f"{path} line {line}: not UTF-8 text (byte 0x{data[error.start]:02x}); "
+                                      "save the file as UTF-8. Using the default settings until then."])
+        return cls.from_text(text, path)
 
     @classmethod
     def from_text(cls, text: str, path: Path | None = None) -> Config:
@@ -75,6 +93,9 @@ class Config:
             data, lines = _compose(text)
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
+            if mark is not None and mark.line >= len(text.splitlines()):
+                # "but found <stream end>": the construct left open is where the fix goes
+                mark = getattr(error, "context_mark", None) or mark
             where = f"{name} line {mark.line + 1}" if mark else name
             problem = getattr(error, "problem", None) or str(error)
             return cls({}, {}, path, [f"{where}: {problem}. Fix that line; using the default "
@@ -138,6 +159,8 @@ def _coerce(value: Any, default: Any) -> Any:
         raise ConfigError("must be a whole number")
     if isinstance(default, float):
         if isinstance(value, int | float) and not isinstance(value, bool):
+            if not math.isfinite(float(value)):
+                raise ConfigError("must be a finite number")
             return float(value)
         raise ConfigError("must be a number")
     if isinstance(default, str):

@@ -18,6 +18,17 @@ from typing import TextIO
 from assistant.session import Session
 
 BUTTONS = {"0", "1", "2", "R"}
+#: The longest ``wait`` taken: a day of game time, longer than any game lasts.
+MAX_WAIT_S = 86400.0
+
+
+def parse_wait(rest: str) -> float | None:
+    """The seconds of ``wait S``, or None unless S is a number from 0 to MAX_WAIT_S."""
+    try:
+        seconds = float(rest)
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds <= MAX_WAIT_S else None  # also refuses nan and inf
 
 
 def parse_press(rest: str) -> list[str] | None:
@@ -36,10 +47,10 @@ def handle_line(session: Session, line: str, virtual: bool) -> None:
     word, _, rest = line.partition(" ")
     word = word.lower()
     if word == "wait":
-        try:
-            seconds = float(rest)
-        except ValueError:
-            print(f"(wait needs a number of seconds, e.g. 'wait 30'; got {rest!r})", flush=True)
+        seconds = parse_wait(rest)
+        if seconds is None:
+            print(f"(wait needs a number of seconds from 0 to {MAX_WAIT_S:g}, e.g. 'wait 30'; got {rest!r})",
+                  flush=True)
             return
         if not virtual:
             print("(wait works with --clock virtual; with the real clock time passes by itself)",

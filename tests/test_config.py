@@ -61,3 +61,39 @@ def test_cli_reports_a_broken_config_and_plays_on(tmp_path: Path) -> None:
     assert "line 1: idle_pause_seconds = 'never' must be a number" in result.stderr
     assert "line 4: games.omega_virus.attack_shot = 3 must be one of keypad, random" in result.stderr
     assert result.stdout.splitlines()[:2] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
+
+
+def run_cli(config: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), *args],
+                          input="skill zero\n", capture_output=True, text=True,
+                          env={"ASSISTANT_STATE_DIR": str(tmp_path / "s"), "PATH": "/usr/bin:/bin"}, cwd=ROOT)
+
+
+def test_a_config_that_is_not_utf8_is_reported_once_with_its_line(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"idle_pause_seconds: 10\n# r\xe9glages (Latin-1)\n")
+    result = run_cli(config, tmp_path, "play", "omega-virus", "--text", "--clock", "virtual")
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    assert result.stderr.count("config:") == 1
+    assert f"config: {config} line 2: not UTF-8 text (byte 0xe9)" in result.stderr
+    assert result.stdout.splitlines()[:2] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
+
+
+def test_invalid_yaml_is_reported_once_with_the_line_to_fix(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("idle_pause_seconds: 10\ngames:\n  omega_virus:\n    shields_seconds: [1, 2\n", encoding="utf-8")
+    for args in (["play", "omega-virus", "--text", "--clock", "virtual"], ["board"]):
+        result = run_cli(config, tmp_path, *args)
+        assert result.returncode == 0 and "Traceback" not in result.stderr
+        assert result.stderr.count("config:") == 1, result.stderr
+        assert f"config: {config} line 4: " in result.stderr
+
+
+def test_numbers_that_are_not_finite_keep_the_default() -> None:
+    config = Config.from_text("idle_pause_seconds: .inf\ngames:\n  omega_virus:\n    shields_seconds: .nan\n",
+                              Path("c.yaml"))
+    assert config.get("idle_pause_seconds", 150.0, minimum=0.0) == 150.0
+    settings = omega_virus.settings_from_config(config)
+    assert settings["shields_seconds"] == Settings().shields_seconds
+    assert any(p.startswith("c.yaml line 1: idle_pause_seconds = inf must be a finite number") for p in config.problems)
+    assert any(p.startswith("c.yaml line 4: ") and "finite" in p for p in config.problems)
