@@ -1,5 +1,6 @@
 """Shared for every test: journals go to a temporary state folder, never the user's or the
-checkout's; each registered game's spec, for the tests that run over every game."""
+checkout's; each registered game's spec (the tests' example game too), for the tests that run
+over every game."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.games import GameSpec, game_spec, specs
+from assistant.games import GameSpec, game_spec, register, specs
+from tests import example_game
+
+#: The example game of docs/adding-a-game.md: known to the tests, not offered to players.
+register(example_game.SPEC)
 
 
 @pytest.fixture(autouse=True)
@@ -21,5 +26,5 @@ def _private_state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
 
 @pytest.fixture(params=[spec.name for spec in specs()])
 def spec(request: pytest.FixtureRequest) -> Iterator[GameSpec]:
-    """Each game offered to players, one test run per game."""
+    """Each game: the ones offered to players and the tests' example game, one run per game."""
     yield game_spec(request.param)
