@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from assistant.voice.check import phrase_grammar, spoken_words
-from assistant.voice.text import quantity_words, speakable, split_sentences, spoken_sentences
+from assistant.voice.text import (
+    MAX_CHUNK_CHARS,
+    bounded_chunks,
+    quantity_words,
+    speakable,
+    split_sentences,
+    spoken_sentences,
+)
 
 
 @pytest.mark.parametrize(
@@ -61,3 +68,18 @@ def test_spoken_words_and_grammar() -> None:
     grammar = phrase_grammar(["Code 0 1.", "code zero one", "BSat1 online."])
     assert "( code zero one )" in grammar and grammar.count("code zero one") == 1
     assert "( b sat one online )" in grammar
+
+
+def test_long_sentences_are_cut_into_bounded_pieces_at_clauses_then_words() -> None:
+    clause = "the players move their pieces on the board, "
+    pieces = spoken_sentences(clause * 40)
+    assert all(len(piece) <= MAX_CHUNK_CHARS for piece in pieces)
+    assert all(piece.endswith(",") for piece in pieces[:-1])  # each ends at a clause
+    assert " ".join(pieces).split() == (clause * 40).split()  # nothing lost or added
+    words = "no commas at all in this very long sentence " * 30
+    pieces = spoken_sentences(words)
+    assert all(len(piece) <= MAX_CHUNK_CHARS for piece in pieces) and len(pieces) > 5
+    assert " ".join(pieces).split() == words.split()
+    assert [len(p) for p in bounded_chunks("x" * (2 * MAX_CHUNK_CHARS + 50))] == [MAX_CHUNK_CHARS] * 2 + [50]
+    short = "Enter your fighter, for example: my fighter, attack six, defense minus two."
+    assert spoken_sentences(short) == [short]  # sentences under the limit stay whole (cache keys)

@@ -6,14 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from assistant.config import Config
 from assistant.engine import Say
 from assistant.voice.announcer import SpokenAnnouncer
-from assistant.voice.cache import write_wav
-from assistant.voice.effects import to_int16
-from assistant.voice.playback import MemorySink
+from assistant.voice.playback import WavFileSink
 from assistant.voice.synth import VoiceMissing
 from assistant.voice.voices import Voices
 
@@ -56,18 +52,22 @@ def _write(text: str, name: str, path: Path, config: Config) -> int:
         del config.problems[already:]
     if name not in voices.specs:
         return _unknown(name, voices)
-    sink = MemorySink(voices.sounds.rate)
-    announcer = SpokenAnnouncer(voices, sink, echo=False)
-    announcer.announce([Say(name.upper(), text)])
-    audio = sink.audio()
     try:
-        write_wav(path, to_int16(audio), sink.rate)
+        sink = WavFileSink(path, voices.sounds.rate)
     except OSError as error:
-        print(f"Cannot write {path}: {error}", file=sys.stderr)
+        print(f"Cannot write {path}: {error.strerror or error}", file=sys.stderr)
         return 1
-    seconds = len(audio) / sink.rate if len(audio) else 0.0
-    peak = float(np.max(np.abs(audio))) if len(audio) else 0.0
-    print(f"Wrote {path}: {seconds:.1f} s at {sink.rate} Hz, {name} voice (peak {peak:.2f}).")
+    announcer = SpokenAnnouncer(voices, sink, echo=False)
+    try:
+        announcer.announce([Say(name.upper(), text)])
+    finally:
+        try:
+            sink.close()
+        except OSError as error:
+            print(f"Cannot write {path}: {error.strerror or error}", file=sys.stderr)
+            return 1
+    seconds = sink.frames / sink.rate
+    print(f"Wrote {path}: {seconds:.1f} s at {sink.rate} Hz, {name} voice (peak {sink.peak:.2f}).")
     return 0
 
 

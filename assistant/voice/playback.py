@@ -1,4 +1,4 @@
-"""Where speech goes: a sounddevice output stream, or memory (for ``say -o`` and tests).
+"""Where speech goes: a sounddevice output stream, a WAV file (``say -o``), or memory (tests).
 
 The device is chosen by a substring of its name (card numbers differ between a Pi 4 and a
 Pi 5). When it refuses the voice's sample rate, the stream opens at a rate it takes and the
@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import atexit
 import time
+import wave
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from assistant.voice.effects import Audio, as_audio, resample_rate
+from assistant.voice.effects import Audio, as_audio, resample_rate, to_int16
 
 
 class AudioUnavailable(RuntimeError):
@@ -65,6 +67,36 @@ class MemorySink:
     def audio(self) -> Audio:
         parts = [a for u in self.utterances for a in u]
         return as_audio(np.concatenate(parts)) if parts else np.zeros(0, np.float32)
+
+
+class WavFileSink:
+    """Writes what would have been played into a 16-bit mono WAV file as it comes, so memory
+    stays flat however long the speech (``say -o``)."""
+
+    def __init__(self, path: Path, rate: int = 22050) -> None:
+        self.rate = rate
+        self.frames = 0
+        self.peak = 0.0
+        self._wav = wave.open(str(path), "wb")
+        self._wav.setnchannels(1)
+        self._wav.setsampwidth(2)
+        self._wav.setframerate(rate)
+
+    def begin(self) -> None:
+        pass
+
+    def write(self, audio: Audio, rate: int) -> None:
+        samples = resample_rate(audio, rate, self.rate)
+        if len(samples):
+            self.peak = max(self.peak, float(np.max(np.abs(samples))))
+        self._wav.writeframes(np.ascontiguousarray(to_int16(samples), dtype="<i2").tobytes())
+        self.frames += len(samples)
+
+    def end(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self._wav.close()
 
 
 def output_devices() -> list[dict[str, Any]]:
