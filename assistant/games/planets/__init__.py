@@ -15,20 +15,8 @@ from assistant.config import Config
 from assistant.engine import Say, make_rng
 from assistant.games import GameSpec
 from assistant.games.data import GameDataError, read_yaml
-from assistant.games.planets.engine import (
-    BLAST_OFF_RULE,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    ROCKET_AWAY,
-    ROCKET_AWAY_FROM_SHIP,
-    THEN_NEXT,
-    WELCOME,
-    WHO_PLAYS,
-    ZARK,
-    PlanetsGame,
-    PlanetsSettings,
-    Segment,
-)
+from assistant.games.planets import engine as E
+from assistant.games.planets.engine import PlanetsGame, PlanetsSettings, Segment
 from assistant.sentences import SentenceSet
 
 __all__ = ["SPEC", "PlanetsGame", "create", "settings_from_config", "sentences", "fixed_phrases", "load_spinner"]
@@ -97,8 +85,8 @@ def _players(config: Config) -> list[str]:
     colors = [str(c).strip().lower() for c in raw]
     known = ship_colors()
     problem = None
-    if not MIN_PLAYERS <= len(colors) <= MAX_PLAYERS:
-        problem = f"needs {MIN_PLAYERS} to {MAX_PLAYERS} ship colors"
+    if not E.MIN_PLAYERS <= len(colors) <= E.MAX_PLAYERS:
+        problem = f"needs {E.MIN_PLAYERS} to {E.MAX_PLAYERS} ship colors"
     elif len(set(colors)) != len(colors):
         problem = "names a color twice"
     elif any(c not in known for c in colors):
@@ -113,14 +101,15 @@ def _players(config: Config) -> list[str]:
 def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     """Everything said with no live content (for the voice cache), spinner results included."""
     segments = PlanetsSettings.from_mapping(settings).segments
-    texts = [WELCOME, WHO_PLAYS, f"No players yet. {WHO_PLAYS}", ROCKET_AWAY, ROCKET_AWAY_FROM_SHIP, THEN_NEXT,
+    texts = [E.WELCOME, E.WHO_PLAYS, f"No players yet. {E.WHO_PLAYS}", E.ROCKET_AWAY, E.ROCKET_AWAY_FROM_SHIP,
+             E.THEN_NEXT,
              "You can give names: say, for example, red is Anna.", "The Intruder moves only once a turn.",
              "No other ship is on the board.", "No ship is on the board for the Intruder to land on."]
     texts += [Segment(s.intruder, s.gforce).text() for s in segments]
     for color in ship_colors():
         label = color.capitalize()
-        texts += [f"{label}, blast off: {BLAST_OFF_RULE}", f"{label}'s turn. Say spin."]
-    return [Say(ZARK, t) for t in dict.fromkeys(texts)]
+        texts += [f"{label}, blast off: {E.BLAST_OFF_RULE}", f"{label}'s turn. Say spin."]
+    return [Say(E.ZARK, t) for t in dict.fromkeys(texts)]
 
 
 

@@ -14,22 +14,8 @@ from assistant.config import Config
 from assistant.engine import Game, Say, make_rng
 from assistant.games import GameSpec
 from assistant.games.data import GameDataError, read_yaml
-from assistant.games.prologue.engine import (
-    COUNTDOWN_WORDS,
-    DEFAULT_NAMES,
-    FIRST_SETUP,
-    GO,
-    NAME_HINT,
-    NARRATOR,
-    NEXT_SETUP,
-    READY_PROMPT,
-    ROUNDS,
-    WELCOME,
-    WHO_IS_DONE,
-    PrologueGame,
-    PrologueSettings,
-    duration,
-)
+from assistant.games.prologue import engine as E
+from assistant.games.prologue.engine import PrologueGame, PrologueSettings
 from assistant.sentences import SentenceSet
 
 __all__ = ["SPEC", "PrologueGame", "create", "settings_from_config", "sentences", "fixed_phrases", "load_data"]
@@ -67,9 +53,9 @@ def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def _speed_bonus(value: Any) -> list[int]:
-    if (not isinstance(value, list) or len(value) != ROUNDS
+    if (not isinstance(value, list) or len(value) != E.ROUNDS
             or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 99 for v in value)):
-        raise GameDataError(f"must be a list of {ROUNDS} whole numbers (points for rounds 1, 2, 3)")
+        raise GameDataError(f"must be a list of {E.ROUNDS} whole numbers (points for rounds 1, 2, 3)")
     return list(value)
 
 
@@ -147,13 +133,13 @@ def _names(config: Config) -> list[str]:
 def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     """Everything said with no live content (for the voice cache)."""
     game = create(0, settings)
-    texts = [*FIRST_SETUP, *NEXT_SETUP, READY_PROMPT, NAME_HINT, *COUNTDOWN_WORDS, GO, WHO_IS_DONE,
-             f"Stop! {WHO_IS_DONE}", WELCOME]
-    texts += [f"Round {r}." for r in range(1, ROUNDS + 1)]
+    texts = [*E.FIRST_SETUP, *E.NEXT_SETUP, E.READY_PROMPT, E.NAME_HINT, *E.COUNTDOWN_WORDS, E.GO, E.WHO_IS_DONE,
+             f"Stop! {E.WHO_IS_DONE}", E.WELCOME]
+    texts += [f"Round {r}." for r in range(1, E.ROUNDS + 1)]
     calls = game.settings.time_calls_seconds
     if calls:
-        texts += [f"{duration(ms)}." for ms in range(calls * 1000, 30 * 60 * 1000 + 1, calls * 1000)]
-    return [Say(NARRATOR, t) for t in dict.fromkeys(texts)]
+        texts += [f"{E.duration(ms)}." for ms in range(calls * 1000, 30 * 60 * 1000 + 1, calls * 1000)]
+    return [Say(E.NARRATOR, t) for t in dict.fromkeys(texts)]
 
 
 
@@ -162,10 +148,10 @@ def help_example(game: Game, example: str) -> str:
     """Players who gave their names are offered by name ("Anna, Ben" for "player two")."""
     if example != "player two" or not isinstance(game, PrologueGame):
         return example
-    if all(name == default for name, default in zip(game.names, DEFAULT_NAMES, strict=False)):
+    if all(name == default for name, default in zip(game.names, E.DEFAULT_NAMES, strict=False)):
         return example
     spoken = ("player one", "player two")
-    return ", ".join(spoken[i] if name == DEFAULT_NAMES[i] else name for i, name in enumerate(game.names))
+    return ", ".join(spoken[i] if name == E.DEFAULT_NAMES[i] else name for i, name in enumerate(game.names))
 
 
 SPEC = GameSpec("prologue", create, sentences, fixed_phrases, settings_from_config,
