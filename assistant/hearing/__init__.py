@@ -206,6 +206,15 @@ def open_transcriber(settings: HearingSettings) -> WhisperTranscriber:
     return found
 
 
+def preload_whisper(settings: HearingSettings) -> None:
+    """Load Whisper now (``open_ear`` then finds it loaded); a failure is left for ``open_ear``
+    to report."""
+    try:
+        open_transcriber(settings)
+    except ModelError:
+        pass
+
+
 def open_recognizer(settings: HearingSettings, engine: str | None = None,
                     sentences: SentenceSet | None = None) -> Recognizer:
     """The recognizer ``engine`` (default: the settings' choice of streaming engine). Raises
@@ -266,5 +275,5 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
 __all__ = [
     "ENGINES", "RECOGNIZERS", "BaseRecognizer", "Choice", "Ear", "Event", "Final", "HearingSettings", "ModelError",
     "NotRecognized", "Partial", "Recognizer", "RecognizerSpec", "SecondOpinion", "Transcript", "WordGraph", "choose",
-    "event_from_dict", "open_ear", "open_recognizer", "snap",
+    "event_from_dict", "open_ear", "open_recognizer", "preload_whisper", "snap",
 ]

@@ -109,13 +109,15 @@ def talk_keys(config: Config, evdev: bool, buttons: dict[str, str]) -> tuple[str
 
 def run_live(game: str, seed: int | None, config: Config, settings: dict[str, Any], folder: Path,
              idle: float | None, resume: bool, new: bool) -> int:
-    from assistant.hearing import HearingSettings, choose, open_ear
+    from assistant.hearing import HearingSettings, choose, open_ear, preload_whisper
     from assistant.hearing.vosk_engine import ModelError
     from assistant.voice.announcer import SpokenAnnouncer
     from assistant.voice.playback import rescan_devices
 
     hearing = HearingSettings.from_config(config)
     choice = choose(hearing)
+    if "whisper" in (choice.engine, choice.second):
+        preload_whisper(hearing)  # first, while the process is small: loading it briefly takes twice its size
     loop_settings = live_settings(config)
     keypad = open_keypad(config)
     if loop_settings.push_to_talk and keypad is not None:

@@ -1,0 +1,84 @@
+"""Peak memory of hands-free play, as players run it, through the PulseAudio virtual devices.
+
+    .venv/bin/python -m bench.bench_memory [--recognizer auto] [--game omega-virus]
+
+Starts `assistant play GAME` (the recognizer given; ``auto`` is the hybrid listener when
+Whisper is installed), speaks a sign-on and a move into the virtual microphone (the Piper
+voice), and reads the process's peak resident memory (VmHWM in /proc) while the game runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.audio_env import ensure_audio, private_mic, private_sink  # noqa: E402
+from tests.test_live_e2e import Lines, MicFeeder, piper_clip  # noqa: E402
+
+STEPS = [("skill zero", "BSAT1: Red, enter secret code."), ("code one two", "BSAT1: Blue, enter secret code."),
+         ("skip", "BSAT1: Green, enter secret code."), ("skip", "BSAT1: Yellow, enter secret code."),
+         ("skip", "VIRUS: "), ("how much time is left", "VIRUS: ")]
+
+
+def peak_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmHWM")
+
+
+def measure(recognizer: str, game: str) -> tuple[int, list[str]]:
+    ensure_audio()
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "config.yaml"
+        config.write_text(f"recognizer: {recognizer}\nkeypad:\n  source: none\nvoice:\n  render_at_start: false\n",
+                          encoding="utf-8")
+        with private_sink("memory"), private_mic("memory") as mic:
+            feeder = MicFeeder(mic)
+            feeder.thread.start()
+            proc = subprocess.Popen([sys.executable, "-m", "assistant", "--config", str(config), "play", game,
+                                     "--seed", "1", "--new"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, text=True,
+                                    env={**os.environ, "ASSISTANT_STATE_DIR": str(Path(tmp) / "state")})
+            out = Lines(proc.stdout)
+            peak = 0
+            try:
+                out.wait_for("BSAT1: Enter skill.", timeout=120)
+                time.sleep(3.0)  # while it talks, the microphone is not listened to
+                for text, answer in STEPS:
+                    seen = len(out.lines)
+                    feeder.say(piper_clip(text))
+                    deadline = time.monotonic() + 15
+                    while time.monotonic() < deadline and not any(
+                            line.startswith(answer) for line in out.lines[seen:]):
+                        peak = max(peak, peak_kib(proc.pid))
+                        time.sleep(0.1)
+                    time.sleep(4.0)
+                peak = max(peak, peak_kib(proc.pid))
+            finally:
+                proc.terminate()
+                proc.wait(timeout=20)
+                feeder.stop.set()
+            return peak, out.lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--recognizer", default="auto")
+    parser.add_argument("--game", default="omega-virus")
+    args = parser.parse_args(argv)
+    peak, lines = measure(args.recognizer, args.game)
+    print(f"assistant play {args.game} (recognizer: {args.recognizer}): peak resident memory {peak / 1024:.0f} MB")
+    print(f"  ({len(lines)} lines said; last: {lines[-1] if lines else '-'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
