@@ -6,6 +6,7 @@ and that setting keeps its default.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from collections.abc import Sequence
@@ -178,9 +179,25 @@ def _coerce(value: Any, default: Any) -> Any:
     return value
 
 
+def default_state_dir(root: Path = PROJECT_ROOT) -> Path:
+    """This install's own state folder: ``state/`` in the project folder when the assistant
+    runs from one (a clone), else a per-user folder keyed to where it is installed, so two
+    installs never share (or answer for) each other's unfinished games."""
+    if (root / "pyproject.toml").is_file() or (root / "config.yaml").is_file():
+        return root / "state"
+    key = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return base / "omega-assistant" / key
+
+
 def state_dir(config: Config) -> Path:
-    """Where journals live: $ASSISTANT_STATE_DIR, else the config's state_dir."""
+    """Where journals live: $ASSISTANT_STATE_DIR, else the config's state_dir (a relative path is
+    inside the project folder), else this install's own folder."""
     env = os.environ.get("ASSISTANT_STATE_DIR")
     if env:
-        return Path(env)
-    return Path(config.get("state_dir", "~/.local/state/omega-assistant")).expanduser()
+        return Path(env).expanduser()
+    configured = config.get("state_dir", "").strip()
+    if not configured:
+        return default_state_dir()
+    path = Path(configured).expanduser()
+    return path if path.is_absolute() else PROJECT_ROOT / path

@@ -6,7 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assistant.config import Config
+import pytest
+
+from assistant.config import Config, default_state_dir, state_dir
 from assistant.games import omega_virus
 from assistant.games.omega_virus.engine import Settings
 
@@ -97,3 +99,17 @@ def test_numbers_that_are_not_finite_keep_the_default() -> None:
     assert settings["shields_seconds"] == Settings().shields_seconds
     assert any(p.startswith("c.yaml line 1: idle_pause_seconds = inf must be a finite number") for p in config.problems)
     assert any(p.startswith("c.yaml line 4: ") and "finite" in p for p in config.problems)
+
+
+def test_each_install_has_its_own_state_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ASSISTANT_STATE_DIR")
+    assert state_dir(Config.load(ROOT / "config.yaml")) == ROOT / "state"
+    assert state_dir(Config()) == ROOT / "state"
+    assert state_dir(Config.from_text("state_dir: elsewhere/games\n")) == ROOT / "elsewhere" / "games"
+    assert state_dir(Config.from_text(f"state_dir: {tmp_path}\n")) == tmp_path
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    one, two = default_state_dir(tmp_path / "site-a"), default_state_dir(tmp_path / "site-b")
+    assert one.parent == two.parent == tmp_path / "xdg" / "omega-assistant" and one != two
+    assert default_state_dir(tmp_path / "site-a") == one  # keyed to the install, stable
+    monkeypatch.setenv("ASSISTANT_STATE_DIR", str(tmp_path / "env"))
+    assert state_dir(Config.load(ROOT / "config.yaml")) == tmp_path / "env"
