@@ -1,0 +1,95 @@
+"""Hands-free play and storage: a state folder that cannot be written never stops the game, and a
+start that never got going leaves nothing to resume. Through the real CLI (``assistant play``)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from assistant.journal import find_unfinished
+from tests.audio_env import SecondServer
+from tests.test_live_e2e import Lines, MicFeeder, piper_clip
+
+CONFIG = ("recognizer: pocketsphinx\nkeypad: {source: none}\nvoice: {render_at_start: false}\n"
+          "live: {retry_seconds: 0.5}\n")
+NOT_SAVED = "Progress is not being saved"
+
+
+def _full_disk() -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+@pytest.mark.audio
+@pytest.mark.parametrize("fault", ["full disk", "missing folder"])
+def test_live_play_goes_on_when_nothing_can_be_saved(tmp_path: Path, fault: str) -> None:
+    server = SecondServer(tmp_path / "pulse")
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG, encoding="utf-8")
+    state = tmp_path / "state"
+    if fault == "missing folder":
+        (tmp_path / "blocker").write_text("a file where a folder should be\n")
+        state = tmp_path / "blocker" / "state"
+    server.start()
+    feeder = MicFeeder(server.mic_fifo)
+    feeder.thread.start()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus", "--seed", "3", "--new"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**server.env(), "ASSISTANT_STATE_DIR": str(state)},
+        preexec_fn=_full_disk if fault == "full disk" else None)  # a pipe, not a file: no limit on stderr
+    out, errors = Lines(proc.stdout), Lines(proc.stderr)
+    try:
+        out.wait_for("BSAT1: Enter skill.")
+        skill = piper_clip("skill zero")
+        for _ in range(3):  # a misheard command is said again, as players do
+            feeder.say(skill)
+            try:
+                out.wait_for("BSAT1: Red, enter secret code.", timeout=20)
+                break
+            except AssertionError:
+                continue
+        assert "BSAT1: Red, enter secret code." in out.lines, out.lines
+    except AssertionError as failure:
+        raise AssertionError(f"{failure}\nassistant's stderr:\n" + "\n".join(errors.lines)) from None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        feeder.stop.set()
+        feeder.thread.join(timeout=5)
+        server.kill()
+    errors.thread.join(timeout=10)
+    report = "\n".join(errors.lines)
+    assert "Traceback" not in report, report
+    assert report.count(NOT_SAVED) == 1, report
+    assert not state.is_dir() or not any(state.iterdir())  # no empty journal left
+
+
+def test_a_live_start_with_no_speaker_leaves_nothing_to_resume(tmp_path: Path) -> None:
+    """The speaker cannot be opened (no audio server at all): the player gives up; the next start
+    must not offer to resume a game that never began."""
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG, encoding="utf-8")
+    state = tmp_path / "state"
+    errors = tmp_path / "stderr.txt"
+    env = {**os.environ, "ASSISTANT_STATE_DIR": str(state), "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus", "--seed", "3", "--new"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors.open("w"), text=True, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while "speaker" not in errors.read_text():
+            assert proc.poll() is None or time.monotonic() < deadline, errors.read_text()
+            assert time.monotonic() < deadline, f"no speaker problem reported: {errors.read_text()}"
+            time.sleep(0.2)
+        time.sleep(1)
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    assert "Traceback" not in errors.read_text(), errors.read_text()
+    assert find_unfinished(state, "omega-virus") is None
