@@ -1,8 +1,11 @@
-"""The ``assistant`` command."""
+"""assistant: an offline voice game-master for The Omega Virus and three more table games.
+
+Play hands-free (assistant play omega-virus) or by typing (--text); see README.md."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -47,6 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # e.g. `assistant board | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     config = Config.load(args.config)
     if args.command != "doctor":  # the doctor lists them among its checks
@@ -58,9 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return play(args, config)
     if args.command == "board":
-        module = game_module("omega-virus")
-        print(module.board_text(config, args.board))
-        return 0
+        return _board(args.board, config)
     if args.command == "say":
         from assistant.voice.commands import say_main
 
@@ -78,6 +87,34 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return doctor_main(args, config)
     return 2
+
+
+DEFAULT_BOARD = "assistant/games/omega_virus/board.yaml"
+
+
+def _board(path: str | None, config: Config) -> int:
+    """The room and Command Code tables, after a first line that says whose they are."""
+    module = game_module("omega-virus")
+    configured = str(config.get("games.omega_virus.board", "")).strip()
+    known = len(config.problems)
+    try:
+        table = module.board_text(config, path)
+    except (ValueError, OSError) as error:  # a --board file that cannot be used
+        print(f"board: {error}", file=sys.stderr)
+        return 1
+    for problem in config.problems[known:]:
+        print(f"config: {problem}", file=sys.stderr)
+    if path:
+        first = f"The board in {path} (given with --board)."
+    elif configured and len(config.problems) == known:
+        first = f"Your board from {configured} (games.omega_virus.board in {config.path or 'config.yaml'})."
+    else:
+        first = (f"The shipped default board ({DEFAULT_BOARD}), not the printed board's (no public source "
+                 "has it): if yours differs, copy that file, edit it, and set games.omega_virus.board in "
+                 "config.yaml to its path.")
+    print(first)
+    print(table)
+    return 0
 
 
 __all__ = ["main", "state_dir"]
