@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 from collections.abc import Callable
+from typing import TextIO
 
 from assistant.config import Config
 
@@ -20,6 +22,13 @@ def _check(title: str, probe: Callable[[], str]) -> bool:
         return False
     print(f"  ok       {title}: {detail}")
     return True
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def doctor_main(args: argparse.Namespace, config: Config) -> int:
@@ -74,6 +83,10 @@ def doctor_main(args: argparse.Namespace, config: Config) -> int:
             return f"named pipe {config.get('keypad.fifo', '/tmp/omega-keypad')}"
         if source == "none":
             return "none: secret codes are spoken, attack shots are random"
+        if not _is_terminal(sys.stdin):
+            raise RuntimeError("keys typed in the terminal, but this input is not a terminal: start "
+                               "`assistant play` in a terminal, or set keypad.source in config.yaml to "
+                               "evdev (a USB keypad), fifo or none")
         return "keys typed in this terminal (a USB keypad types here too)"
 
     ok &= _check("private presses", keypad)
