@@ -1,6 +1,7 @@
 """Real audio devices without hardware: PulseAudio with a null sink and a pipe-source microphone.
 
-    ensure_audio()            start PulseAudio if needed; sink "speaker", source "mic" (idempotent)
+    ensure_audio()            start PulseAudio if needed; sink "speaker", source "mic" (idempotent);
+                              one this process started is stopped when the process exits
     private_sink()            a fresh null sink of one's own, made the process's output while in use
     private_mic()             a fresh pipe-source microphone of one's own, the process's input meanwhile
     Recorder(monitor)         record what a sink plays (parec), as 16 kHz mono int16
@@ -8,17 +9,20 @@
 
 Safe to call from several test modules and several processes at once (a file lock guards
 the start). From a shell or .ci/run: ``python tests/audio_env.py`` starts it and prints the
-devices; it exits non-zero with the reason when PulseAudio cannot be started.
+devices and leaves it running; it exits non-zero with the reason when PulseAudio cannot be
+started.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import itertools
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -90,8 +94,42 @@ def _lock() -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def ensure_audio() -> AudioEnv:
-    """PulseAudio running with the "speaker" null sink and the "mic" pipe source as defaults."""
+_started_pid: int | None = None  # the PulseAudio this process started, stopped when it exits
+
+
+def _server_pid() -> int | None:
+    """The pid of the PulseAudio that pactl talks to (its pid file sits beside its socket)."""
+    found = re.search(r"^Server String: (?:unix:)?(.+)$", _pactl("info", check=False), re.MULTILINE)
+    if found is None:
+        return None
+    try:
+        return int((Path(found.group(1).strip()).parent / "pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def stop_started_audio() -> None:
+    """Stop the PulseAudio this process started, and no other (one found running is left alone)."""
+    global _started_pid
+    pid, _started_pid = _started_pid, None
+    if pid is None:
+        return
+    try:
+        if b"pulseaudio" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return  # gone already, and the pid is someone else's now
+        os.kill(pid, signal.SIGTERM)
+    except (OSError, ProcessLookupError):
+        return
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def ensure_audio(keep: bool = False) -> AudioEnv:
+    """PulseAudio running with the "speaker" null sink and the "mic" pipe source as defaults.
+
+    If this call starts it, it is stopped when this process exits, unless ``keep``."""
+    global _started_pid
     for tool in ("pulseaudio", "pactl", "parec"):
         if shutil.which(tool) is None:
             raise AudioEnvError(f"{tool} is not installed. Install the Debian packages pulseaudio "
@@ -106,6 +144,9 @@ def ensure_audio() -> AudioEnv:
                     raise AudioEnvError("PulseAudio did not start: "
                                         f"{started.stderr.strip() or started.stdout.strip() or 'no output'}")
                 time.sleep(0.1)
+            if not keep and _started_pid is None:
+                _started_pid = _server_pid()
+                atexit.register(stop_started_audio)
         if SINK not in _names("sinks"):
             _pactl("load-module", "module-null-sink", f"sink_name={SINK}")
         if MIC not in _names("sources"):
@@ -312,7 +353,7 @@ def feed_mic(env: AudioEnv, samples: npt.NDArray[np.int16]) -> None:
 
 def main() -> int:
     try:
-        env = ensure_audio()
+        env = ensure_audio(keep=True)  # for a shell: it stays running
     except (AudioEnvError, OSError, subprocess.SubprocessError) as error:
         print(f"audio_env: {error}", file=sys.stderr)
         return 1
