@@ -15,7 +15,8 @@ from assistant.games import GAMES, game_module
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assistant", description=__doc__)
-    parser.add_argument("--config", help="settings file (default: ./config.yaml)")
+    parser.add_argument("--config", default=os.environ.get("ASSISTANT_CONFIG") or None,
+                        help="settings file (default: $ASSISTANT_CONFIG, else ./config.yaml)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="play a game")

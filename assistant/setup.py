@@ -200,7 +200,10 @@ def install_vosk_model(settings: HearingSettings, url: str, sha256: str | None, 
 
 
 def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = None) -> int:
-    """Fetch the Vosk model, then render the voice cache. 0 when both are ready."""
+    """Fetch the Vosk model, then render the voice cache.
+
+    0 when everything is ready, or when only what needs the network is missing (the assistant
+    plays without it; the summary says what is missing and how to add it later); 1 otherwise."""
     out = out or sys.stdout
     known = len(config.problems)
     settings = HearingSettings.from_config(config)
@@ -209,11 +212,12 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
     for problem in config.problems[known:]:
         print(f"config: {problem}", file=sys.stderr)
     failed = False
+    offline: list[str] = []
     if not getattr(args, "skip_model", False):
         try:
             install_vosk_model(settings, url, None if sha.lower() == "skip" else sha, out)
         except NoNetwork as error:
-            failed = True
+            offline.append(f"the Vosk speech model ({error})")
             print(f"Speech model: {error}. The assistant still hears you with PocketSphinx, whose "
                   "English model came with it; run `assistant setup` again when online to get Vosk.",
                   file=out)
@@ -224,9 +228,21 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
         try:
             from assistant.voice.prepare import prepare_voice_cache
 
-            print("Voices: rendering every fixed phrase (this takes a while the first time)...", file=out)
-            print(prepare_voice_cache(config), file=out)
+            print("Voices: rendering every fixed phrase of every game. You need not wait: a game "
+                  "renders its own phrases in the background when it starts.", file=out, flush=True)
+            print(prepare_voice_cache(config, out=out), file=out)
+        except KeyboardInterrupt:
+            failed = True
+            print("\nVoices: stopped; what was rendered is kept, and `assistant setup` goes on from there.",
+                  file=out)
         except Exception as error:  # the voices' own errors are many; say which and go on
             failed = True
             print(f"Voices: not prepared: {error}", file=out)
+    if failed:
+        print("Set-up is not complete: see above.", file=out)
+    elif offline:
+        print(f"Set-up done, without {'; '.join(offline)}: that needs the network. Everything plays "
+              "without it; run `assistant setup` again when online to add it.", file=out)
+    else:
+        print("Set-up done.", file=out)
     return 1 if failed else 0

@@ -10,6 +10,7 @@ character is tolerated; a wrong word never is.
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import sys
 import time
@@ -209,8 +210,10 @@ def test_prepare_renders_each_game_once(voices: Voices, monkeypatch: pytest.Monk
     assert "4 sentences for test-game (4 rendered now, 0 already cached)" in summary
     assert "Skipped: unwritten-game (No module named" in summary
     assert len(list(tmp_path.glob("*.wav"))) == 4
-    again = prepare_voice_cache(config, ["test-game"])
+    bar = io.StringIO()
+    again = prepare_voice_cache(config, ["test-game"], out=bar)
     assert "(0 rendered now, 4 already cached)" in again
+    assert "Voices: 100%" in bar.getvalue() and "4/4" in bar.getvalue()  # the progress bar
 
 
 def test_starting_a_game_renders_its_phrases_in_the_background(monkeypatch: pytest.MonkeyPatch,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from typing import Any
+from typing import Any, TextIO
 
 from assistant.config import Config
 from assistant.engine import Say
@@ -34,23 +34,34 @@ def game_phrases(game: str, config: Config, settings: dict[str, Any] | None = No
     return phrases + session_phrases(first)
 
 
-def prepare_voice_cache(config: Config, games: list[str] | None = None) -> str:
-    """Render each game's fixed phrases for its characters; a one-line summary."""
+def prepare_voice_cache(config: Config, games: list[str] | None = None, out: TextIO | None = None) -> str:
+    """Render each game's fixed phrases for its characters; a one-line summary.
+
+    With ``out``, a progress bar (how many of all the sentences are ready) is drawn there."""
     start = time.monotonic()
     voices = Voices.from_config(config, load="lazy")
-    rendered = cached = 0
     done: list[str] = []
     skipped: list[str] = []
+    phrases: list[Say] = []
     for game in games if games is not None else available():
         try:
-            phrases = game_phrases(game, config)
+            phrases += game_phrases(game, config)
         except Exception as error:  # one broken game must not stop the others
             skipped.append(f"{game} ({error})")
             continue
-        made, had = voices.prepare(phrases)
-        rendered += made
-        cached += had
         done.append(game)
+    total = len(voices.pieces(phrases))
+    bar = None
+    if out is not None:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, desc="Voices", unit=" sentences", file=out, dynamic_ncols=True,
+                   mininterval=0.5 if out.isatty() else 10.0)
+    try:
+        rendered, cached = voices.prepare(phrases, progress=None if bar is None else bar.update)
+    finally:
+        if bar is not None:
+            bar.close()
     seconds = time.monotonic() - start
     summary = (f"Voices ready: {rendered + cached} sentences for {', '.join(done) or 'no game'} "
                f"({rendered} rendered now, {cached} already cached) in {seconds:.1f} s; "

@@ -246,25 +246,31 @@ class Voices:
 
     # ----------------------------------------------------------------- preparing
 
-    def prepare(self, phrases: Iterable[Say], stop: threading.Event | None = None,
-                foreground: bool = True) -> tuple[int, int]:
-        """Render every sentence of ``phrases`` not cached yet; returns (rendered, already cached)."""
-        rendered = cached = 0
-        seen: set[str] = set()
+    def pieces(self, phrases: Iterable[Say]) -> list[tuple[str, str]]:
+        """The distinct (character, sentence) pieces that saying ``phrases`` takes, in order."""
+        seen: dict[str, tuple[str, str]] = {}
         for phrase in phrases:
             character = self.character(phrase.speaker)
             for sentence in self.sentences(phrase.text):
-                key = self.key(character, sentence)
-                if key in seen:
-                    continue
-                seen.add(key)
-                if stop is not None and stop.is_set():
-                    return rendered, cached
-                if self.cache.get(key) is not None:
-                    cached += 1
-                    continue
+                seen.setdefault(self.key(character, sentence), (character, sentence))
+        return list(seen.values())
+
+    def prepare(self, phrases: Iterable[Say], stop: threading.Event | None = None,
+                foreground: bool = True, progress: Callable[[], object] | None = None) -> tuple[int, int]:
+        """Render every sentence of ``phrases`` not cached yet; returns (rendered, already cached).
+
+        ``progress()`` is called after each sentence, cached or made."""
+        rendered = cached = 0
+        for character, sentence in self.pieces(phrases):
+            if stop is not None and stop.is_set():
+                return rendered, cached
+            if self.cache.get(self.key(character, sentence)) is not None:
+                cached += 1
+            else:
                 self.sentence(character, sentence, foreground)
                 rendered += 1
+            if progress is not None:
+                progress()
         return rendered, cached
 
     def prepare_in_background(self, phrases: Sequence[Say]) -> tuple[threading.Thread, threading.Event]:
