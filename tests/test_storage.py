@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import pty
+import re
 import resource
 import shutil
 import subprocess
@@ -202,23 +203,38 @@ def test_only_a_terminal_is_asked_to_resume(tmp_path: Path) -> None:
     assert declined[1] == "BSAT1: Enter skill."
 
 
+def readme_example() -> tuple[str, list[str]]:
+    """The piped example in the README: its input and the options after ``play omega-virus``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"^printf '([^']*)' \\\n\s*\| \.venv/bin/assistant play omega-virus (.*)$", text, re.MULTILINE)
+    assert found is not None, "the README's piped example moved"
+    return found.group(1).replace("\\n", "\n"), found.group(2).split()
+
+
 def test_the_readme_piped_example_twice_with_a_kill_between(tmp_path: Path) -> None:
     """An unfinished game left by kill -9 must not swallow the next piped script's first line."""
+    script, options = readme_example()
     state = tmp_path / "state"
-    command = [sys.executable, "-m", "assistant", "play", "omega-virus", "--text", "--clock", "virtual"]
+    command = [sys.executable, "-m", "assistant", "play", "omega-virus", *options]
     env = {**os.environ, "ASSISTANT_STATE_DIR": str(state)}
+
+    def example() -> str:
+        done = subprocess.run(command, input=script, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        return done.stdout
+
+    first = example()
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("skill zero\n")
+    proc.stdin.write(script.split("\n")[0] + "\n")
     proc.stdin.flush()
     while proc.stdout.readline().strip() != "BSAT1: Red, enter secret code.":
         pass
-    proc.kill()
+    proc.kill()  # an unfinished game is left behind
     proc.wait(timeout=10)
     proc.stdout.close()
     proc.stdin.close()
-    first = play(state, SCRIPT)
-    second = play(state, SCRIPT)
-    assert first.stdout.splitlines()[:2] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
-    assert first.stdout == second.stdout
-
+    assert find_unfinished(state, "omega-virus") is not None
+    second = example()
+    assert first.splitlines()[:2] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
+    assert second == first
