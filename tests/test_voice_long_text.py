@@ -39,3 +39,26 @@ def test_a_100000_character_say_stays_under_500_mb(tmp_path: Path) -> None:
     assert out.stat().st_size >= (seconds - 0.1) * int(wrote.group(2)) * 2  # ... in the file, 16-bit
     print(f"peak {peak_mb:.0f} MB")
     assert peak_mb < LIMIT_MB, f"peak {peak_mb:.0f} MB"
+
+
+def test_say_into_a_file_that_cannot_be_written(tmp_path: Path) -> None:
+    """A full disk (a file-size limit) or a missing folder: said plainly, no traceback, no torn file."""
+    import resource
+
+    def full_disk() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    config = tmp_path / "config.yaml"
+    config.write_text(f"voice:\n  cache_dir: {tmp_path / 'cache'}\n", encoding="utf-8")
+    out = tmp_path / "out.wav"
+    base = [sys.executable, "-m", "assistant", "--config", str(config), "say", "--voice", "narrator"]
+    full = subprocess.run([*base, "Hello there, this sentence is longer than four kilobytes of audio.", "-o",
+                           str(out)], capture_output=True, text=True, cwd=tmp_path, timeout=120, preexec_fn=full_disk)
+    assert full.returncode == 1 and "Traceback" not in full.stderr, full.stderr
+    assert f"Cannot write {out}: File too large; nothing was written." in full.stderr
+    assert not out.exists()
+    nowhere = tmp_path / "missing" / "out.wav"
+    missing = subprocess.run([*base, "Hello.", "-o", str(nowhere)], capture_output=True, text=True, cwd=tmp_path,
+                             timeout=120)
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr and "Exception" not in missing.stderr
+    assert f"Cannot write {nowhere}: No such file or directory" in missing.stderr

@@ -57,15 +57,19 @@ def _write(text: str, name: str, path: Path, config: Config) -> int:
     except OSError as error:
         print(f"Cannot write {path}: {error.strerror or error}", file=sys.stderr)
         return 1
-    announcer = SpokenAnnouncer(voices, sink, echo=False)
+    def report(message: str) -> None:
+        if sink.error is None:  # a failed write is told below, in the words of a file
+            print(f"voice: {message}", file=sys.stderr)
+
+    announcer = SpokenAnnouncer(voices, sink, echo=False, report=report)
     try:
         announcer.announce([Say(name.upper(), text)])
     finally:
-        try:
-            sink.close()
-        except OSError as error:
-            print(f"Cannot write {path}: {error.strerror or error}", file=sys.stderr)
-            return 1
+        sink.close()
+    if sink.error is not None:
+        path.unlink(missing_ok=True)  # a cut-off file is no use to anyone
+        print(f"Cannot write {path}: {sink.error.strerror or sink.error}; nothing was written.", file=sys.stderr)
+        return 1
     seconds = sink.frames / sink.rate
     print(f"Wrote {path}: {seconds:.1f} s at {sink.rate} Hz, {name} voice (peak {sink.peak:.2f}).")
     return 0

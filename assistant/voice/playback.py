@@ -77,7 +77,9 @@ class WavFileSink:
         self.rate = rate
         self.frames = 0
         self.peak = 0.0
-        self._wav = wave.open(str(path), "wb")
+        self.error: OSError | None = None  # the first write that failed (a full disk)
+        self._file = path.open("wb")
+        self._wav = wave.open(self._file, "wb")
         self._wav.setnchannels(1)
         self._wav.setsampwidth(2)
         self._wav.setframerate(rate)
@@ -89,14 +91,24 @@ class WavFileSink:
         samples = resample_rate(audio, rate, self.rate)
         if len(samples):
             self.peak = max(self.peak, float(np.max(np.abs(samples))))
-        self._wav.writeframes(np.ascontiguousarray(to_int16(samples), dtype="<i2").tobytes())
+        try:
+            self._wav.writeframes(np.ascontiguousarray(to_int16(samples), dtype="<i2").tobytes())
+        except OSError as error:
+            self.error = self.error or error
+            raise
         self.frames += len(samples)
 
     def end(self) -> None:
         pass
 
     def close(self) -> None:
-        self._wav.close()
+        """Finish the file (its header holds the length); a failure is kept in ``error``."""
+        try:
+            self._wav.close()
+        except OSError as error:
+            self.error = self.error or error
+        finally:
+            self._file.close()
 
 
 def output_devices() -> list[dict[str, Any]]:
