@@ -3,6 +3,7 @@ fighter falls. The Boss builds on it (``boss.py``), the referee on both (``engin
 
 from __future__ import annotations
 
+import enum
 import random
 from dataclasses import replace
 
@@ -21,9 +22,24 @@ from assistant.games.msx_cards.tables import Capsule, Tables, World
 
 DEFAULT_EVENT_CHANCE = 0.1
 
-# Stages of a World; the phase (what is awaited) is derived from the stage and the fighters.
-BATTLE, BONUS, BOSS_FIGHT, EXTRA, WON, LOST = "battle", "bonus", "boss", "extra", "won", "lost"
-NEED_FIGHTER, NEED_ENEMY, FIGHT = "fighter", "enemy", "fight"
+class Phase(enum.StrEnum):
+    """The stages of a World, and within its battles what is awaited (derived from the stage
+    and the fighters in play)."""
+
+    BATTLE = "battle"
+    BONUS = "bonus"
+    BOSS_FIGHT = "boss"
+    EXTRA = "extra"
+    WON = "won"
+    LOST = "lost"
+    NEED_FIGHTER = "fighter"
+    NEED_ENEMY = "enemy"
+    FIGHT = "fight"
+
+
+BATTLE, BONUS, BOSS_FIGHT, EXTRA, WON, LOST = (Phase.BATTLE, Phase.BONUS, Phase.BOSS_FIGHT, Phase.EXTRA,
+                                               Phase.WON, Phase.LOST)
+NEED_FIGHTER, NEED_ENEMY, FIGHT = Phase.NEED_FIGHTER, Phase.NEED_ENEMY, Phase.FIGHT
 
 
 class Battle:
@@ -66,7 +82,7 @@ class Battle:
         return int(self.world.die)
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         if self.stage != BATTLE:
             return self.stage
         if self.player is None:
