@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 import random
+from collections.abc import Callable
 from dataclasses import replace
 
 from assistant.engine import Output
@@ -328,8 +329,5 @@ class Battle:
 
     # ------------------------------------------------------------------ what the Boss and the referee provide
 
-    def _proceed(self, out: list[Output]) -> None:
-        raise NotImplementedError
-
-    def _boss_kills(self, out: list[Output]) -> None:
-        raise NotImplementedError
+    _proceed: Callable[[list[Output]], None]     # after a fighter came or fell
+    _boss_kills: Callable[[list[Output]], None]  # a capsule that kills the Boss

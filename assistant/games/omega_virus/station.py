@@ -9,6 +9,7 @@ the countdown, ``mission.py``), battle (attacks, shields and the Virus's termina
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import ClassVar
 
 from assistant.games.omega_virus import phrases as P
@@ -128,28 +129,13 @@ class Station:
         return self.supply[item] + sum(1 for p in self.players.values() if p.holds(item))
 
     # ------------------------------------------------------------------ what the moves provide
+    # (engine.py): the layers below call them; declared here so that each layer reads whole.
 
-    def _start_turn(self, color: str) -> None:
-        raise NotImplementedError
-
-    def _say_prompt(self) -> None:
-        raise NotImplementedError
-
-    def _next_player(self) -> None:
-        raise NotImplementedError
-
-    def _end_move(self) -> None:
-        raise NotImplementedError
-
-    def _finish_explore(self) -> None:
-        raise NotImplementedError
-
-    def _wrong(self) -> None:
-        raise NotImplementedError
-
-    def _timeout(self) -> None:
-        raise NotImplementedError
-
-    def _enter(self, phase: Phase) -> None:
-        """Go to ``phase``, starting its time limit if it has one."""
-        raise NotImplementedError
+    _start_turn: Callable[[str], None]
+    _say_prompt: Callable[[], None]
+    _next_player: Callable[[], None]
+    _end_move: Callable[[], None]
+    _finish_explore: Callable[[], None]
+    _wrong: Callable[[], None]        # buzz, "Wrong!", and the mover starts again
+    _timeout: Callable[[], None]      # the phase's time limit ran out
+    _enter: Callable[[Phase], None]   # go to a phase, starting its time limit if it has one
