@@ -100,18 +100,18 @@ class Player:
     def take(self, item: str) -> None:
         if item == "probe":
             self.probe = True
-        elif item in AVDS:
-            self.avds.add(item)
         else:
-            self.cards.add(item)
+            self._kept_with(item).add(item)
 
     def lose(self, item: str) -> None:
         if item == "probe":
             self.probe = False
-        elif item in AVDS:
-            self.avds.discard(item)
         else:
-            self.cards.discard(item)
+            self._kept_with(item).discard(item)
+
+    def _kept_with(self, item: str) -> set[str]:
+        """An AVD goes on the Power Pack, a card in the hand."""
+        return self.avds if item in AVDS else self.cards
 
     def losable(self) -> list[str]:
         """Items an attack can take: never the green card, which is the player's own."""
