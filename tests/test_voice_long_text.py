@@ -62,3 +62,30 @@ def test_say_into_a_file_that_cannot_be_written(tmp_path: Path) -> None:
                              timeout=120)
     assert missing.returncode == 1 and "Traceback" not in missing.stderr and "Exception" not in missing.stderr
     assert f"Cannot write {nowhere}: No such file or directory" in missing.stderr
+
+
+def test_the_voice_bank_gives_piper_only_bounded_pieces() -> None:
+    """Even a sentence that did not come through the text splitter reaches Piper in pieces."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from assistant.voice.characters import CharacterSpec
+    from assistant.voice.synth import LoadedVoice, VoiceBank, resolve_voice
+    from assistant.voice.text import MAX_CHUNK_CHARS
+
+    given: list[str] = []
+
+    class Piper:
+        def synthesize(self, text: str, config: object) -> list[SimpleNamespace]:
+            given.append(text)
+            return [SimpleNamespace(audio_float_array=np.ones(len(text), np.float32))]
+
+    bank = VoiceBank()
+    path = resolve_voice("", bank.voices_dir)
+    bank._voices[path] = LoadedVoice(path, "fake", 22050, Piper(), 0.0)
+    spec = CharacterSpec("narrator", "", 1.0, 0.667, 0.8, 1.0, 0, ())
+    sentence = "and the players move their pieces, " * 300
+    audio, rate = bank.synthesize(spec, sentence)
+    assert len(given) > 1 and all(len(piece) <= MAX_CHUNK_CHARS for piece in given)
+    assert " ".join(given).split() == sentence.split() and len(audio) == sum(len(p) for p in given)

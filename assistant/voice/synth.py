@@ -21,6 +21,7 @@ import numpy as np
 from assistant.config import PROJECT_ROOT
 from assistant.voice.characters import CharacterSpec
 from assistant.voice.effects import Audio, as_audio, run_chain
+from assistant.voice.text import bounded_chunks
 
 BUNDLED_NAMES = ("", "joe", "en_us-joe-medium", "default")
 
@@ -138,7 +139,8 @@ class VoiceBank:
         return self._waiting > 0
 
     def synthesize(self, spec: CharacterSpec, sentence: str, foreground: bool = True) -> tuple[Audio, int]:
-        """Raw Piper audio of one sentence (float32, the voice's rate)."""
+        """Raw Piper audio of one sentence (float32, the voice's rate); a sentence longer than
+        MAX_CHUNK_CHARS reaches Piper in pieces all the same."""
         from piper import SynthesisConfig
 
         syn = SynthesisConfig(
@@ -149,7 +151,8 @@ class VoiceBank:
         )
         with self._turn(foreground):  # a waiting player goes first, even while the model loads
             voice = self.load(spec.voice)
-            chunks = [c.audio_float_array for c in voice.piper.synthesize(sentence, syn)]  # type: ignore[attr-defined]
+            chunks = [c.audio_float_array for piece in bounded_chunks(sentence)  # Piper's memory stays bounded
+                      for c in voice.piper.synthesize(piece, syn)]  # type: ignore[attr-defined]
         audio = as_audio(np.concatenate(chunks)) if chunks else np.zeros(0, np.float32)
         return audio, voice.rate
 
