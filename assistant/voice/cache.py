@@ -8,6 +8,7 @@ atomically, so several processes can share one folder.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -87,7 +88,8 @@ class PhraseCache:
             try:
                 samples, rate = read_wav(path)
             except (OSError, EOFError, ValueError, wave.Error):
-                path.unlink(missing_ok=True)  # a torn or foreign file: render it again
+                with contextlib.suppress(OSError):  # a read-only cache keeps it; it is rendered anyway
+                    path.unlink(missing_ok=True)  # a torn or foreign file: render it again
             else:
                 self._remember(key, samples, rate)
                 with self._lock:
