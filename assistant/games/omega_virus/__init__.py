@@ -18,7 +18,7 @@ NAME = "omega-virus"
 
 
 def create(seed: int, settings: Mapping[str, Any]) -> CommandCenter:
-    return CommandCenter(seed, Settings.from_dict(settings))
+    return CommandCenter(seed, Settings.from_mapping(settings))
 
 
 def sentences() -> SentenceSet:
@@ -54,7 +54,7 @@ def countdown_urgency(remaining_ms: float, limit_ms: float) -> float:
 
 def board_command_code(config: Config) -> Callable[[str, str], str]:
     """The configured board's Command Code table: (color, unit) -> the two digits after 1."""
-    return Board.from_data(Settings.from_dict(settings_from_config(config)).board).command_code
+    return Board.from_data(Settings.from_mapping(settings_from_config(config)).board).command_code
 
 
 def keypad(config: Config) -> Keypad:
@@ -141,13 +141,13 @@ def board_text(config: Config, path: str | None = None) -> str:
     if path:
         data = Board.load_data(path)
     else:
-        data = Settings.from_dict(settings_from_config(config)).board
+        data = Settings.from_mapping(settings_from_config(config)).board
     return Board.from_data(data).text()
 
 
 def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     """Everything the Command Center can say: all of it is known ahead, so all of it is cached."""
-    s = Settings.from_dict(settings)
+    s = Settings.from_mapping(settings)
     board = Board.from_data(s.board)
     longest = max(max(v) for v in s.time_chart.values())
     seen: dict[tuple[str, str], Say] = {}

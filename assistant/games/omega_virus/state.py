@@ -72,9 +72,12 @@ class Settings:
     board: dict[str, Any] = field(default_factory=Board.default_data)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Settings:
+    def from_mapping(cls, data: Mapping[str, Any]) -> Settings:
+        """From the journal header's settings (unknown keys, from newer or older versions, left out)."""
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
+
+    from_dict = from_mapping  # the older name
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
