@@ -141,3 +141,24 @@ def test_the_example_game_is_known_to_the_tests_but_not_offered_to_players() -> 
 
     assert game_spec("dice-race").name == "dice-race"
     assert "dice-race" not in GAMES and "dice-race" not in available()
+
+
+def test_hands_free_play_changes_only_what_the_spec_says() -> None:
+    """The live loop asks the spec (``live_settings(settings, config, has_keypad)``): the
+    Command Center gives spoken answers live.spoken_extra_seconds more and, with no private
+    keypad, fires the attacker's shot itself; the other games are played as configured."""
+    from assistant.games import game_spec, specs
+
+    omega = game_spec("omega-virus")
+    config = Config({"live": {"spoken_extra_seconds": 4.0}})
+    settings = omega.settings_from_config(config)
+    assert omega.live_settings(settings, config, True)["response_extra_seconds"] == 4.0
+    assert omega.live_settings(settings, config, True)["attack_shot"] == "keypad"
+    assert omega.live_settings(settings, config, False)["attack_shot"] == "random"
+    own = Config({"games": {"omega_virus": {"response_extra_seconds": 1.5}}})
+    assert omega.live_settings(omega.settings_from_config(own), own, True)["response_extra_seconds"] == 1.5
+    assert settings["attack_shot"] == "keypad"  # the settings given are left as they were
+    for other in specs():
+        if other is not omega:
+            plain = other.settings_from_config(Config())
+            assert other.live_settings(plain, Config(), False) == plain
