@@ -271,13 +271,20 @@ def test_a_vitality_capsule_is_permanent_and_the_battle_capsule_ends_with_the_ba
     assert [e.capsule.name for e in game.effects] == ["CONT.", "CONT."]
 
 
-def test_capsule_brake_stops_the_enemys_answer() -> None:
+def brake_battle(player: str, enemy_capsule: str) -> MsxCards:
+    """A battle in which the player (blue) and the enemy (red) hold the given capsules, BRAKE
+    among them (a brake stops the other side's capsule answer)."""
     def change(d: dict[str, Any]) -> None:
         d["capsules"]["capsules"]["BRAKE"] = {"brake": True, "duration": "instant"}
-        d["capsules"]["races"] = {"blue": ["BRAKE"], "red": ["GOTO"]}
+        d["capsules"]["races"] = {"blue": [player], "red": [enemy_capsule]}
     game = new_game(Dice([6, 1]), change=change)
     say(game, fighter(vitality=40))
     say(game, enemy(vitality=40, race="red"))
+    return game
+
+
+def test_capsule_brake_stops_the_enemys_answer() -> None:
+    game = brake_battle("BRAKE", "GOTO")
     dice(game).add(3, 3)
     text = say(game, "capsule 1")
     assert "The enemy cannot answer with a capsule in this battle." in text
@@ -285,12 +292,7 @@ def test_capsule_brake_stops_the_enemys_answer() -> None:
 
 
 def test_an_enemy_capsule_that_makes_no_sense_loses_its_power() -> None:
-    def change(d: dict[str, Any]) -> None:
-        d["capsules"]["capsules"]["BRAKE"] = {"brake": True, "duration": "instant"}
-        d["capsules"]["races"] = {"blue": ["GOTO"], "red": ["BRAKE"]}
-    game = new_game(Dice([6, 1]), change=change)
-    say(game, fighter(vitality=40))
-    say(game, enemy(vitality=40, race="red"))
+    game = brake_battle("GOTO", "BRAKE")
     dice(game).add(3, 1, 3)  # your roll; the enemy's capsule d6 (BRAKE: you already used yours); its roll
     text = say(game, "capsule 1")
     assert "The enemy rolls capsule 1, BRAKE, which makes no sense now: its power is lost." in text
