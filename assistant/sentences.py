@@ -413,12 +413,17 @@ class SentenceSet:
                     if len(seen) >= limit:
                         break
 
-    def vocabulary(self, intents: Iterable[str] | None = None) -> set[str]:
-        """Every word the given intents can use (what a recognizer must know)."""
+    def vocabulary(self, intents: Iterable[str] | None = None, written_numbers: bool = False) -> set[str]:
+        """Every word the given intents can use (what a recognizer must know); numbers written
+        in digits ("20", which no recognizer dictionary has) only with ``written_numbers``."""
         vocab: set[str] = set()
         names = list(self.intents) if intents is None else list(intents)
+        seen: set[int] = set()
 
         def walk(node: Node) -> None:
+            if id(node) in seen:
+                return
+            seen.add(id(node))
             if isinstance(node, Word):
                 vocab.add(node.text)
             elif isinstance(node, Seq):
@@ -436,7 +441,7 @@ class SentenceSet:
         for name in names:
             for template in self.intents[name].templates:
                 walk(template)
-        return {w for w in vocab if not w.lstrip("-").isdigit()}
+        return vocab if written_numbers else {w for w in vocab if not w.lstrip("-").isdigit()}
 
     def help_for(self, intents: Iterable[str]) -> list[str]:
         """Example phrases for the given intents, in file order, for "what can I say"."""
