@@ -171,14 +171,14 @@ class Spot:
 @dataclass
 class SpotSettings:
     #: The farthest a command may be from what was heard: edits per phone of the sentence.
-    max_distance: float = 0.35
+    max_distance: float = 0.4
     #: How many more phone edits the nearest other command must need (one similar phone is 0.5).
-    margin: float = 1.0
+    margin: float = 0.75
     #: What a word outside the command costs, as a share of what it costs inside it.
     outside: float = 0.5
     #: What each word added, dropped or changed costs on top of its phones: a recognizer that
     #: writes words is more often right about a whole word than about its sounds.
-    word_cost: float = 0.5
+    word_cost: float = 0.3
 
 
 @dataclass(frozen=True)
