@@ -2,17 +2,19 @@
 
     python bench/bench_accuracy.py [--game all] [--quick]
                                    [--engines pocketsphinx,vosk,whisper,hybrid]
-                                   [--conditions 'clean,white 20 dB'] [--voices 3] [--cache DIR] [-v]
+                                   [--conditions 'clean,white 20 dB'] [--voices 1] [--talk-voices 2]
+                                   [--cache DIR] [--json FILE] [--count] [-v]
 
 Commands are sampled (seeded) from each game's own sentence expansion (``--game all``, the
 default: every game; or one game's name), ``--per-intent`` of every intent. Table talk
 (``TABLE_TALK``: chatter, and lines holding command words that are not commands, such as
-"can you pass me the chips" or "spin me round") must give no command. Each line is said by
-``--voices`` voices of ``TUNING_SPEAKERS`` and as many of ``HELD_OUT_SPEAKERS``
-(``assistant.hearing.spoken``), taken in turn so every voice says about as many lines; each
-clip is heard in every condition: clean, white noise and babble (several other talkers) at
-20 and 10 dB SNR, in a reverberant room (RT60 0.6 s, synthetic), and in that room with
-babble at 10 dB (``--conditions`` adds 'white 5 dB', 'babble 5 dB').
+"can you pass me the chips" or "spin me round") must give no command. Each command is said
+by ``--voices`` voices of ``TUNING_SPEAKERS`` and as many of ``HELD_OUT_SPEAKERS``
+(``assistant.hearing.spoken``), each table-talk line by ``--talk-voices`` of each, taken in
+turn so every voice says about as many lines; each clip is heard in every condition: clean,
+white noise and babble (seven other talkers) at 20 and 10 dB SNR, in a reverberant room
+(RT60 0.6 s, synthetic), and in that room with babble at 10 dB (``--conditions`` can also
+name 'white 5 dB' and 'babble 5 dB').
 
 Each command is heard with the grammar of a moment of play where it is asked, as in play
 (the recognizer only listens for what the game state allows): the moments are found by
@@ -23,28 +25,33 @@ With --all-intents every clip is heard with every sentence of its game (the wors
 
 For each engine (``--engines``; one that cannot be opened here is listed as not available)
 and each condition it prints: commands right, table talk taken, and the median and 90th
-percentile seconds spent hearing one utterance (``Ear.hear`` on the clip, the whole
-utterance through the real engine), for the tuning voices, the held-out voices and all;
-then per game and per voice. Every engine runs through ``open_ear`` on its own: nothing is
-shared between engines (the hybrid's Whisper runs inside the hybrid).
+percentile seconds spent hearing one utterance (``Ear.hear`` on the whole clip through the
+real engine; wall-clock, so a busy machine inflates it), for the tuning voices, the
+held-out voices and all; then per game and per voice. Every engine runs through
+``open_ear`` on its own: nothing is shared between engines (the hybrid's Whisper runs
+inside the hybrid's Ear). --json FILE also writes the figures.
 
 Clips are cached under --cache (default: a temp folder). With --cache, each engine's
-results are also kept (``DIR/results/``) as they come, keyed by the clip, its grammar, the
-settings, the hearing code and the sentence files (``code_fingerprint``): a run stopped
-part-way resumes where it stopped, and a change to any of those starts afresh. --fresh
-ignores kept results.
+results are also kept (``DIR/results/``) as they come, keyed by the clip (with its noise
+seed), its grammar, the settings, the hearing code and the sentence files
+(``code_fingerprint``): a run stopped part-way resumes where it stopped, and a change to any
+of those starts afresh. --fresh ignores kept results. --count only counts the clips.
 
-Sizes and durations on this 2-core machine (estimates from ~0.1 s an utterance for
-PocketSphinx, ~0.4 s for Whisper tiny.en, the hybrid between the two, and about 5 minutes
-to make the full run's clips once):
+Sizes and durations, measured on this 2-core machine while other work shared it (load
+about 5; an idle machine takes roughly half): mean wall-clock seconds per clip were
+PocketSphinx 0.83, Whisper 0.85, the hybrid 1.67 (the card game's long sentences cost the
+most), and the clips of a full run take about 5 minutes to make once.
 
-    --quick   74 commands (1 per intent) and 16 table-talk lines, 1+1 voices, 7 conditions:
-              1,260 clips (224 table talk); PocketSphinx about 3 minutes, Whisper about 9.
-    default   130 commands (2 per intent) and 64 lines, 3+3 voices, 7 conditions:
-              8,148 clips (2,688 table talk); PocketSphinx about 15 minutes, Whisper about
-              55, the hybrid 20-55: about 2 hours for all four engines (Vosk is not available
-              here). Running one engine at a time (``--engines whisper``) with the same
-              --cache is the same run in pieces.
+    --quick   72 commands (1 per intent) each said by one voice, 16 table-talk lines by 1+1
+              voices, 4 conditions (clean, white 10 dB, babble 10 dB, reverb): 416 clips
+              (128 table talk). Measured: PocketSphinx 5 min, Whisper 6, hybrid 11 (24 min
+              for all engines, clips included).
+    default   130 commands (2 per intent) by 1+1 voices, 64 table-talk lines by 2+2 voices,
+              7 conditions: 3,612 clips (1,792 table talk). Estimated: PocketSphinx 50 min,
+              Whisper 50, hybrid 100: about 3.5 hours for all engines on a shared machine,
+              under 2 hours on an idle one. One engine at a time (``--engines hybrid``) with
+              the same --cache is the same run in pieces, and a stopped run resumes.
+              ``--voices 2`` (5,432 clips) about 5 hours shared.
 """
 
 from __future__ import annotations
@@ -445,8 +452,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--game", default="all", help=f"all, or one of {', '.join(GAMES)}")
     parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated")
     parser.add_argument("--per-intent", type=int, default=2, help="sentences per intent")
-    parser.add_argument("--voices", type=int, default=2,
-                        help="voices of each set (tuning, held-out) saying each line; 0: every voice")
+    parser.add_argument("--voices", type=int, default=1,
+                        help="voices of each set (tuning, held-out) saying each command; 0: every voice")
+    parser.add_argument("--talk-voices", type=int, default=2,
+                        help="voices of each set saying each table-talk line; 0: every voice")
     parser.add_argument("--quick", action="store_true",
                         help="1 sentence per intent said by 1 voice, 16 table-talk lines said by 1 voice of each "
                         f"set, {len(QUICK_CONDITIONS)} conditions ({', '.join(QUICK_CONDITIONS)})")
@@ -477,8 +486,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unknown condition {unknown[0]!r}; known: {', '.join(known)}")
         conditions = [known[c] for c in wanted]
     per_intent = 1 if args.quick else args.per_intent
-    per_set = 1 if args.quick else args.voices
-    per_command = -1 if args.quick else per_set
+    per_set = 1 if args.quick else args.talk_voices
+    per_command = -1 if args.quick else args.voices
     games = {name: game_module(name).sentences() for name in names}
     talk = checked_table_talk(games, TABLE_TALK)
     if args.quick:
@@ -517,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         moments = {name: None if args.all_intents else listening_moments(name) for name in names}
         clips.sort(key=lambda c: (c[0], sorted(grammar_key(moments[c[0]], games[c[0]], c[4]))))
         said = ("each by one voice of either set" if per_command < 0
-                else f"each by {per_set or 'every'} voice(s) of each set")
+                else f"each by {per_command or 'every'} voice(s) of each set")
         print(f"{len(items)} commands ({said}) and {len(talk)} table-talk lines (each by {per_set or 'every'} of "
               f"each set) from {', '.join(names)}; {len(TUNING_SPEAKERS)} tuning and "
               f"{len(HELD_OUT_SPEAKERS)} held-out voices; {len(conditions)} conditions: {len(clips)} clips "
