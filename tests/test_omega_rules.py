@@ -695,3 +695,12 @@ def test_supply_starts_full() -> None:
     assert cc.supply == SUPPLY
     assert all(cc.players[c].cards == {"green card"} for c in SEATS)
     assert CODES["red"] == cc.players["red"].code
+
+
+def test_a_games_time_chart_is_its_own() -> None:
+    """Changing one game's chart (as config.yaml does) leaves the rulebook's and other games' alone."""
+    from assistant.games.omega_virus.engine import DEFAULT_TIME_CHART
+
+    mine = Settings()
+    mine.time_chart["0"][0] = 99
+    assert DEFAULT_TIME_CHART["0"][0] == 20 and Settings().time_chart["0"][0] == 20
