@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -26,15 +27,31 @@ def _full_disk() -> None:
 
 
 @pytest.mark.audio
-@pytest.mark.parametrize("fault", ["full disk", "missing folder"])
-def test_live_play_goes_on_when_nothing_can_be_saved(tmp_path: Path, fault: str) -> None:
-    server = SecondServer(tmp_path / "pulse")
+@pytest.mark.parametrize(("fault", "why"), [("full disk", "larger than this system allows"),
+                                          ("missing folder", "cannot be made"), ("read-only", "read-only disk")])
+def test_live_play_goes_on_when_nothing_can_be_saved(tmp_path: Path, fault: str, why: str) -> None:
     config = tmp_path / "config.yaml"
     config.write_text(CONFIG, encoding="utf-8")
     state = tmp_path / "state"
     if fault == "missing folder":
         (tmp_path / "blocker").write_text("a file where a folder should be\n")
         state = tmp_path / "blocker" / "state"
+    if fault == "read-only":  # a read-only tmpfs: root writes anywhere else, so chmod would prove nothing
+        state.mkdir()
+        if shutil.which("mount") is None or subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(state)], capture_output=True).returncode:
+            pytest.skip("cannot mount a read-only tmpfs here (needs root)")
+    try:
+        report = _play_live_without_saving(tmp_path, config, state, full_disk=fault == "full disk")
+    finally:
+        if fault == "read-only":
+            subprocess.run(["umount", str(state)], check=True)
+    assert why in report, report
+
+
+def _play_live_without_saving(tmp_path: Path, config: Path, state: Path, full_disk: bool) -> str:
+    """Play the first move hands-free; what the assistant printed on stderr."""
+    server = SecondServer(tmp_path / "pulse")
     server.start()
     feeder = MicFeeder(server.mic_fifo)
     feeder.thread.start()
@@ -42,7 +59,7 @@ def test_live_play_goes_on_when_nothing_can_be_saved(tmp_path: Path, fault: str)
         [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus", "--seed", "3", "--new"],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**server.env(), "ASSISTANT_STATE_DIR": str(state)},
-        preexec_fn=_full_disk if fault == "full disk" else None)  # a pipe, not a file: no limit on stderr
+        preexec_fn=_full_disk if full_disk else None)  # stderr is a pipe, not a file: no limit on it
     out, errors = Lines(proc.stdout), Lines(proc.stderr)
     try:
         out.wait_for("BSAT1: Enter skill.")
@@ -68,6 +85,7 @@ def test_live_play_goes_on_when_nothing_can_be_saved(tmp_path: Path, fault: str)
     assert "Traceback" not in report, report
     assert report.count(NOT_SAVED) == 1, report
     assert not state.is_dir() or not any(state.iterdir())  # no empty journal left
+    return report
 
 
 def test_a_live_start_with_no_speaker_leaves_nothing_to_resume(tmp_path: Path) -> None:
