@@ -23,10 +23,10 @@ from assistant.hearing.audio import AudioError, load_16k
 def transcribe_main(args: argparse.Namespace, config: Config) -> int:
     known = len(config.problems)
     settings = HearingSettings.from_config(config)
-    engine = choose(settings).engine
+    engine = choose(settings).name
     if engine == "text":  # a recording needs an audio recognizer: take the one auto would
         settings.recognizer = "auto"
-        engine = choose(settings).engine
+        engine = choose(settings).name
     spec = game_spec(args.game)
     sentences = spec.sentences()
     keypad = spec.keypad(config) if spec.keypad is not None else None
@@ -44,7 +44,8 @@ def transcribe_main(args: argparse.Namespace, config: Config) -> int:
         print(f"transcribe: {error}", file=sys.stderr)
         return 2
     result = ear.hear(samples)
-    out: dict[str, Any] = {"file": str(args.wav), "game": args.game, "recognizer": ear.recognizer.name,
+    name = ear.recognizer.name + ("+whisper" if ear.second is not None else "")
+    out: dict[str, Any] = {"file": str(args.wav), "game": args.game, "recognizer": name,
                            "seconds": round(len(samples) / 16000, 2)}
     if isinstance(result, Transcript) and result.command is not None:
         out.update(heard=result.heard, text=result.text, confidence=round(result.confidence, 3),

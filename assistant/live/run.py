@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from assistant.config import Config
-from assistant.journal import find_unfinished
+from assistant.games import game_spec
+from assistant.journal import find_unfinished, report_to
 from assistant.live.keypad import (
     DEFAULT_CHAR_KEYS,
     DEFAULT_CHAR_TALK_KEYS,
@@ -125,11 +126,7 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
         # no need to doubt commands for sounding unlike themselves, nor to veto them.
         hearing.phone_check = hearing.early_phone_check = 0.0
         hearing.veto = False
-    extra = config.get("live.spoken_extra_seconds", 3.0, minimum=0.0)
-    if "response_extra_seconds" in settings and not config.has("games.omega_virus.response_extra_seconds"):
-        settings["response_extra_seconds"] = extra  # time for speech to be recognized
-    if keypad is None and "attack_shot" in settings:
-        settings["attack_shot"] = "random"  # no private input: the computer shoots for the attacker
+    settings = game_spec(game).live_settings(settings, config, keypad is not None)
     for problem in config.problems:
         print(f"config: {problem}", file=sys.stderr)
     config.problems.clear()
@@ -168,6 +165,7 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
     if loop_settings.push_to_talk and keypad is None:
         print("listen: push-to-talk needs a keypad to talk with; listening always instead.", file=sys.stderr)
         loop_settings.listen = "always"
+    report_to(session.say)  # "progress is not being saved", spoken as well as printed
     if unfinished is not None:
         session.resumed("Say new game to start over.")  # resumed by itself: nobody was asked
     else:
