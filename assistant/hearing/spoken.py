@@ -142,6 +142,7 @@ BABBLE_LINES = (
 BABBLE_VOICES = ("en-us+m4", "en+f4", "en-us+Andy", "en+Annie", "en-029+m2", "en-gb-x-rp+f3",
                  "en-gb-scotland+f2")
 
+
 class ClipMaker:
     """Makes and caches clips. Piper is loaded on first use (about a second)."""
 
