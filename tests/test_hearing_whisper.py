@@ -188,3 +188,33 @@ def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(make
     assert right >= 12, results
     assert rescued >= 3, results
     assert len(wrong) <= 1, wrong
+
+
+def test_setup_downloads_tiny_en_when_no_copy_is_installed(server: tuple[str, Path], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """`assistant setup` with no packaged model: the official files (here served from the packaged
+    copy by a local server) are fetched into models/, checked, and used from then on."""
+    import argparse
+    import io
+
+    from assistant.config import Config
+    from assistant.setup import setup_main
+
+    source = packaged_model()
+    assert source is not None
+    url, root = server
+    for name in WHISPER_FILES:
+        (root / name).symlink_to(source / name)
+    monkeypatch.setattr("assistant.hearing.whisper_engine.packaged_model", lambda: None)
+    models = tmp_path / "models"
+    config = Config.from_text(f"hearing:\n  models_dir: {models}\n  vosk_url: http://127.0.0.1:9/v.zip\n"
+                              f"  whisper_url: {url}\n")
+    out = io.StringIO()
+    code = setup_main(argparse.Namespace(skip_voices=True), config, out)
+    text = out.getvalue()
+    assert code == 0, text  # only the Vosk model is missing, for want of network
+    assert "Whisper: tiny.en is ready" in text, text
+    assert find_model("faster-whisper-tiny.en", models) == models / "faster-whisper-tiny.en"
+    again = io.StringIO()
+    assert setup_main(argparse.Namespace(skip_voices=True), config, again) == 0
+    assert "checksums verified" in again.getvalue() and "Whisper: downloading" not in again.getvalue()

@@ -75,11 +75,16 @@ def is_whisper_model(folder: Path) -> bool:
     return all((folder / name).is_file() for name in WHISPER_FILES)
 
 
+def model_path(setting: str, models_dir: Path) -> Path:
+    """Where the configured model lives: a folder name under models/, or a path."""
+    path = Path(setting).expanduser()
+    return path if path.is_absolute() or len(path.parts) > 1 else models_dir / setting
+
+
 def find_model(setting: str, models_dir: Path) -> Path:
     """The model folder: ``setting`` (a folder name under models/ or a path) when it is complete,
     else the packaged copy. Raises ModelError saying where it looked and what to do."""
-    path = Path(setting).expanduser()
-    folder = path if path.is_absolute() or len(path.parts) > 1 else models_dir / setting
+    folder = model_path(setting, models_dir)
     if is_whisper_model(folder):
         return folder
     packaged = packaged_model()
