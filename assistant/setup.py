@@ -9,7 +9,6 @@ whose model ships inside its Python package.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import http.client
 import shutil
 import sys
@@ -26,7 +25,7 @@ from urllib.request import Request, urlopen
 from assistant.config import Config
 from assistant.hearing import HearingSettings
 from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model
-from assistant.hearing.whisper_engine import WHISPER_URL
+from assistant.hearing.whisper_engine import WHISPER_URL, sha256_file
 
 #: The official download (https://alphacephei.com/vosk/models).
 VOSK_URL = f"https://alphacephei.com/vosk/models/{DEFAULT_MODEL}.zip"
@@ -82,14 +81,6 @@ class Progress:
             self.out.flush()
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def download(url: str, target: Path, sha256: str | None, progress: Callable[[int, int | None], None],
              timeout: float = 30.0) -> Path:
     """Fetch ``url`` into ``target``, resuming a ``.part`` file left by an earlier try, and
@@ -136,7 +127,7 @@ def download(url: str, target: Path, sha256: str | None, progress: Callable[[int
                              "it") from error
         raise NoNetwork(f"no network: could not reach {host} ({reason})") from error
     if sha256:
-        actual = sha256_of(part)
+        actual = sha256_file(part)
         if actual != sha256.lower():
             part.unlink()
             raise SetupError(f"the downloaded file's SHA-256 is {actual}, not the expected {sha256}; "

@@ -299,7 +299,7 @@ class Spotter:
 
     @functools.cached_property
     def _table(self) -> _PhoneTable:
-        return _PhoneTable({w: self.prons(w) for w in _words_of(self.sentences)})
+        return _PhoneTable({w: self.prons(w) for w in self.sentences.vocabulary(written_numbers=True)})
 
     def length(self, word: str) -> int:
         """Phones of a word not heard, or heard but not in the command (its longest way said)."""
@@ -322,35 +322,6 @@ class Spotter:
                 found = frozenset()
             self._slots_under[key] = found
         return found
-
-
-def _words_of(sentences: SentenceSet) -> set[str]:
-    """Every word the templates can say (digit words included)."""
-    found: set[str] = set()
-    seen: set[int] = set()
-
-    def walk(node: Node) -> None:
-        if id(node) in seen:
-            return
-        seen.add(id(node))
-        if isinstance(node, Word):
-            found.add(node.text)
-        elif isinstance(node, Seq):
-            for n in node.items:
-                walk(n)
-        elif isinstance(node, Alt):
-            for n in node.options:
-                walk(n)
-        elif isinstance(node, SlotRef):
-            for value in sentences.lists[node.list_name]:
-                walk(value.node)
-        elif isinstance(node, RuleRef):
-            walk(sentences.rules[node.name])
-
-    for intent in sentences.intents.values():
-        for template in intent.templates:
-            walk(template)
-    return found
 
 
 class _PhoneTable:
