@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.hearing.audio import RATE, Float, Int16, resample, to_int16
+from assistant.hearing.audio import RATE, Float, Int16, as_int16, resample, to_int16
 
 PAD_S = 0.4
 
@@ -238,7 +238,7 @@ def add_noise(clip: Int16, kind: str, snr_db: float, noise: Float | None = None,
     else:
         raise ValueError(f"unknown noise {kind!r}")
     n = n * np.sqrt(power / 10 ** (snr_db / 10) / max(float(np.mean(n ** 2)), 1e-12))
-    return np.asarray(np.clip(np.round(x + n), -32768, 32767), dtype=np.int16)
+    return as_int16(x + n)
 
 
 def babble(maker: ClipMaker, seconds: float = 20.0) -> Float:
@@ -281,6 +281,6 @@ def reverberate(clip: Int16, rt60: float, seed: int, drr_db: float = 0.0) -> Int
     size = len(x) + len(h) - 1
     fft = 1 << (size - 1).bit_length()
     y = np.fft.irfft(np.fft.rfft(x, fft) * np.fft.rfft(h, fft), fft)[:size]
-    wet = np.asarray(np.clip(np.round(y), -32768, 32767), dtype=np.int16)
+    wet = as_int16(y)
     gain = np.sqrt(speech_power(clip) / max(speech_power(wet), 1e-12))
-    return np.asarray(np.clip(np.round(y * gain), -32768, 32767), dtype=np.int16)
+    return as_int16(y * gain)

@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from assistant.hearing.audio import as_int16
+
 Audio = npt.NDArray[np.float32]
 
 
@@ -520,7 +522,7 @@ def normalize(audio: Audio, level: float = 1.0, target_rms: float = 0.12) -> Aud
 
 
 def to_int16(audio: Audio) -> npt.NDArray[np.int16]:
-    return np.asarray(np.clip(np.round(audio * 32767), -32768, 32767), dtype=np.int16)
+    return as_int16(audio.astype(np.float64) * 32767)
 
 
 def from_int16(samples: npt.NDArray[np.int16]) -> Audio:
