@@ -205,9 +205,6 @@ class WhisperRecognizer(BaseRecognizer):
     def set_grammar(self, graph: WordGraph) -> None:
         self.prompt = self._prompt_of(graph) if self._prompt_of is not None else ""
 
-    def doubt(self, partial: str) -> str:
-        return ""
-
     def unknown_words(self, words: Iterable[str]) -> set[str]:
         return set()  # Whisper writes any English word
 
