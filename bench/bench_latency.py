@@ -49,7 +49,7 @@ from assistant.live.loop import LiveLoop, LiveSettings  # noqa: E402
 from assistant.live.microphone import Microphone  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.voice.announcer import SpokenAnnouncer  # noqa: E402
-from tests.audio_env import RATE, private_mic  # noqa: E402
+from tests.audio_env import RATE, ensure_audio, private_mic  # noqa: E402
 from tests.test_live_e2e import MicFeeder, piper_clip  # noqa: E402
 
 Int16 = np.ndarray
@@ -147,6 +147,7 @@ def measure(engine: str, trials: int, warm_up: int = 4, cache: Path | None = Non
                 cases.append(Case("Whisper decides (first pass doubts)", False, doubted, answered_early=False))
         else:
             cases = [Case("every answer from Whisper", True, piper)]
+        ensure_audio()  # PulseAudio with its virtual speaker (started here, and stopped at exit, if need be)
         with private_mic("latency") as mic:
             results = _measure(mic, session, ear, announcer, cases, trials, warm_up)
     finally:
