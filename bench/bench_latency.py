@@ -127,6 +127,7 @@ def doubted_clips(config: Config, session: Session, count: int = 3, cache: Path 
 def measure(engine: str, trials: int, warm_up: int = 4, cache: Path | None = None) -> dict[str, list[float]] | None:
     """One session and one speaker per engine, its cases alternating trial by trial (a fair pairing)."""
     config = Config.from_text("voice:\n  render_at_start: false\n")
+    ensure_audio()  # PulseAudio and its virtual speaker (started here, and stopped at exit, if need be)
     announcer = SpokenAnnouncer.from_config(config, echo=False, game="omega-virus",
                                             settings=omega_virus.settings_from_config(config))
     try:
@@ -147,7 +148,6 @@ def measure(engine: str, trials: int, warm_up: int = 4, cache: Path | None = Non
                 cases.append(Case("Whisper decides (first pass doubts)", False, doubted, answered_early=False))
         else:
             cases = [Case("every answer from Whisper", True, piper)]
-        ensure_audio()  # PulseAudio with its virtual speaker (started here, and stopped at exit, if need be)
         with private_mic("latency") as mic:
             results = _measure(mic, session, ear, announcer, cases, trials, warm_up)
     finally:
