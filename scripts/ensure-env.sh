@@ -1,9 +1,10 @@
 # Sourced by start.sh and test.sh: installs what the assistant needs, once.
-#  - Debian packages: PortAudio (sounddevice), PulseAudio (audio tests), espeak-ng and sox
+#  - Debian packages: PortAudio (sounddevice), PulseAudio (audio tests), espeak-ng and sox,
+#    and whatever the caller adds in EXTRA_APT_PACKAGES (test.sh: the browser for the phone test)
 #  - a virtual environment in .venv with the assistant and its Python packages
 # Re-running is cheap: each step is skipped when already done.
 
-APT_PACKAGES="libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins espeak-ng sox"
+APT_PACKAGES="libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins espeak-ng sox ${EXTRA_APT_PACKAGES:-}"
 
 _as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else

@@ -118,7 +118,7 @@ def test_evdev_keypad_says_what_to_do_when_it_cannot_open(tmp_path: Path) -> Non
 
 def test_keypad_keys_from_config_are_checked() -> None:
     from assistant.config import Config
-    from assistant.live.run import keypad_keys
+    from assistant.live.keypad import keypad_keys
 
     config = Config.from_text("keypad:\n  keys: {KEY_KP7: 0, KEY_NOPE: 1, KEY_KP8: 5, KEY_KPENTER: r}\n")
     assert keypad_keys(config, evdev=True) == {"KEY_KP7": "0", "KEY_KPENTER": "R"}
@@ -159,7 +159,7 @@ def test_evdev_talk_key(tmp_path: Path) -> None:
 
 def test_talk_keys_from_config_are_checked() -> None:
     from assistant.config import Config
-    from assistant.live.run import talk_keys
+    from assistant.live.keypad import talk_keys
 
     buttons = dict(DEFAULT_CHAR_KEYS)
     config = Config.from_text("")
@@ -181,7 +181,7 @@ def test_talk_keys_from_config_are_checked() -> None:
 
 def test_the_fifo_keypad_from_config_has_the_talk_key(tmp_path: Path) -> None:
     from assistant.config import Config
-    from assistant.live.run import open_keypad
+    from assistant.live.keypad import open_keypad
 
     config = Config.from_text(f"keypad:\n  source: fifo\n  fifo: {tmp_path / 'keys'}\n  talk_key: t\n"
                               "  keys: {'+': R}\n")

@@ -9,23 +9,11 @@ from typing import Any
 from assistant.config import Config
 from assistant.games import game_spec
 from assistant.journal import find_unfinished, report_to
-from assistant.live.keypad import (
-    DEFAULT_CHAR_KEYS,
-    DEFAULT_CHAR_TALK_KEYS,
-    DEFAULT_EVDEV_KEYS,
-    DEFAULT_EVDEV_TALK_KEYS,
-    KEY_CODES,
-    CharKeypad,
-    EvdevKeypad,
-    Keypad,
-    KeypadError,
-    with_talk_keys,
-)
+from assistant.live.keypad import KeypadError, open_keypad
 from assistant.live.loop import LISTEN_MODES, LiveLoop, LiveSettings
 from assistant.live.microphone import Microphone
 from assistant.session import Session
 
-KEYPAD_SOURCES = ("none", "terminal", "fifo", "evdev")
 #: Said once after the start (or resume) when ``listen: push-to-talk``.
 PUSH_TO_TALK_HINT = "Press the talk key, then speak."
 
@@ -41,71 +29,6 @@ def live_settings(config: Config) -> LiveSettings:
         listen=config.get("listen", d.listen, choices=LISTEN_MODES),
         talk_seconds=config.get("live.talk_seconds", d.talk_seconds, minimum=1.0, maximum=60.0),
     )
-
-
-def open_keypad(config: Config) -> Keypad | None:
-    source = config.get("keypad.source", "terminal", choices=KEYPAD_SOURCES)
-    if source == "none":
-        return None
-    evdev = source == "evdev"
-    buttons = keypad_keys(config, evdev) or dict(DEFAULT_EVDEV_KEYS if evdev else DEFAULT_CHAR_KEYS)
-    keys = with_talk_keys(buttons, talk_keys(config, evdev, buttons))
-    if evdev:
-        return EvdevKeypad(config.get("keypad.device", "keypad"), keys)
-    if source == "fifo":
-        return CharKeypad(Path(config.get("keypad.fifo", "/tmp/omega-keypad")).expanduser(), keys)
-    if not sys.stdin.isatty():
-        return None
-    return CharKeypad(None, keys)
-
-
-def keypad_keys(config: Config, evdev: bool) -> dict[str, str]:
-    """``keypad.keys`` (key -> button 0, 1, 2 or R); bad entries are reported and left out."""
-    keys: dict[str, str] = {}
-    mapping: dict[Any, Any] = config.get("keypad.keys", {})
-    for raw_key, raw_button in mapping.items():
-        key, button = str(raw_key), str(raw_button).upper()
-        if button not in ("0", "1", "2", "R"):
-            config.problems.append(f"keypad.keys: {key}: {button!r} is not a button (0, 1, 2 or R); left out.")
-        elif evdev and key not in KEY_CODES:
-            config.problems.append(f"keypad.keys: {key!r} is not a key name this reader knows "
-                                   f"({', '.join(sorted(KEY_CODES))}); left out.")
-        elif not evdev and len(key) != 1:
-            config.problems.append(f"keypad.keys: {key!r} must be one character for the terminal or a pipe"
-                                   "; left out.")
-        else:
-            keys[key] = button
-    return keys
-
-
-def talk_keys(config: Config, evdev: bool, buttons: dict[str, str]) -> tuple[str, ...]:
-    """``keypad.talk_key``: the key (or list of keys) that opens the microphone in push-to-talk.
-
-    A key the reader does not know, or one that already is a button, is reported and left
-    out; with none left, the default ("+" and the space bar) is used.
-    """
-    default = DEFAULT_EVDEV_TALK_KEYS if evdev else DEFAULT_CHAR_TALK_KEYS
-    raw = config.raw("keypad.talk_key", None)
-    if raw is None:
-        return default
-    keys: list[str] = []
-    where = f"{config.where('keypad.talk_key')}: keypad.talk_key"
-    for entry in raw if isinstance(raw, list) else [raw]:
-        key = str(entry)
-        if evdev and key not in KEY_CODES:
-            config.problems.append(f"{where}: {key!r} is not a key name this reader knows "
-                                   f"({', '.join(sorted(KEY_CODES))}); left out.")
-        elif not evdev and len(key) != 1:
-            config.problems.append(f"{where}: {key!r} must be one character for the terminal or a pipe"
-                                   "; left out.")
-        elif key in buttons:
-            config.problems.append(f"{where}: {key!r} is already the button {buttons[key]}; left out.")
-        else:
-            keys.append(key)
-    if not keys:
-        config.problems.append(f"{where}: no usable talk key; using {' and '.join(map(repr, default))}.")
-        return tuple(k for k in default if k not in buttons)
-    return tuple(keys)
 
 
 def run_live(game: str, seed: int | None, config: Config, settings: dict[str, Any], folder: Path,
