@@ -47,6 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
     setup.add_argument("--skip-model", action="store_true", help="do not download the Vosk model")
     setup.add_argument("--skip-voices", action="store_true", help="do not render the voice cache")
     sub.add_parser("doctor", help="check audio devices, recognizer and voices")
+
+    service = sub.add_parser("install-service", help="start the assistant at boot (a systemd service)")
+    service.add_argument("--uninstall", action="store_true", help="stop it and remove the service")
+    service.add_argument("--system", action="store_true",
+                         help="a system service (runs as a given user) instead of the user's own service")
+    service.add_argument("--root", help="write under this folder instead of / and run no systemctl "
+                         "(for images and tests)")
     return parser
 
 
@@ -87,6 +94,10 @@ def _main(argv: Sequence[str] | None) -> int:
         from assistant.doctor import doctor_main
 
         return doctor_main(args, config)
+    if args.command == "install-service":
+        from assistant.service import service_main
+
+        return service_main(args, config)
     return 2
 
 
