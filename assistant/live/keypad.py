@@ -5,7 +5,9 @@ Sources (``keypad.source`` in config.yaml):
   substring; needs the ``evdev`` package and read access to /dev/input (the ``input`` group).
 - ``terminal``: keys typed on the terminal the assistant runs in (a USB keypad plugged
   into the Pi types there too).
-- ``fifo``: characters written into a named pipe (for GPIO buttons, a phone, or tests).
+- ``gpio``: push buttons (and a talk button) on a Raspberry Pi's GPIO pins
+  (:mod:`assistant.live.gpio`, pins under ``keypad.gpio``).
+- ``fifo``: characters written into a named pipe (for a phone, other hardware, or tests).
 - ``none``: no private input; the Omega Virus fires random shots for attackers.
 Each press becomes one of "0", "1", "2", "R" through the key map, or ``TALK`` for a talk
 key (push-to-talk: the live loop opens the microphone for one utterance; never a game button).
@@ -243,13 +245,20 @@ class PressQueue:
                 return presses
 
 
-KEYPAD_SOURCES = ("none", "terminal", "fifo", "evdev")
+KEYPAD_SOURCES = ("none", "terminal", "fifo", "evdev", "gpio")
 
 
 def open_keypad(config: Config) -> Keypad | None:
+    """The keypad ``keypad.source`` names, or None: none wanted, or its settings cannot be
+    used (the reasons are in ``config.problems``). Opening the device itself happens at
+    ``start()``, which raises :class:`KeypadError` with what to do."""
     source = config.get("keypad.source", "terminal", choices=KEYPAD_SOURCES)
     if source == "none":
         return None
+    if source == "gpio":
+        from assistant.live.gpio import open_gpio_keypad
+
+        return open_gpio_keypad(config)
     evdev = source == "evdev"
     buttons = keypad_keys(config, evdev) or dict(DEFAULT_EVDEV_KEYS if evdev else DEFAULT_CHAR_KEYS)
     keys = with_talk_keys(buttons, talk_keys(config, evdev, buttons))
