@@ -52,6 +52,28 @@ def no_settings(config: Config) -> Settings:
 
 
 @dataclass(frozen=True)
+class PrivateRequest:
+    """What a game asks one player to enter in private now (a secret code, a shot): a phone
+    keypad shows ``prompt`` to that player alone and takes that player's presses alone, while
+    the other phones show ``waiting``, which tells nothing of the entry."""
+
+    #: The player asked, by color (the seat a phone joins as).
+    color: str
+    #: What the asked player's phone says: "Red, enter secret code."
+    prompt: str
+    #: How many presses make the whole entry, and how many of them are in already.
+    presses: int
+    entered: int = 0
+    #: What every other phone says meanwhile: "Red is entering a secret code."
+    waiting: str = ""
+
+
+def no_private_request(game: Game) -> PrivateRequest | None:
+    """A game without private inputs never asks for one."""
+    return None
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """One game's facts, as data: everything the session and the tools may ask of it."""
 
@@ -84,6 +106,11 @@ class GameSpec:
     live_lists: tuple[str, ...] = ()
     #: Or, for a game that says so little live, a test for exactly those sentences.
     live_content: Callable[[str], bool] | None = None
+    #: For a game with private presses (secret codes, shots): what it asks which player to
+    #: enter in private now (None: nothing), read from the game's state without changing it;
+    #: and the colors a phone keypad may join as (none: the game takes no phones).
+    private_request: Callable[[Game], PrivateRequest | None] = no_private_request
+    private_colors: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if "repeat" not in self.query_intents:

@@ -9,7 +9,7 @@ from typing import Any
 from assistant.config import Config
 from assistant.engine import Game, Say
 from assistant.games import GameSpec, Keypad
-from assistant.games.omega_virus import phrases
+from assistant.games.omega_virus import phrases, private
 from assistant.games.omega_virus.board import Board, BoardError
 from assistant.games.omega_virus.engine import CommandCenter, Settings
 from assistant.sentences import SentenceSet
@@ -174,6 +174,7 @@ def live_content(text: str) -> bool:
 SPEC = GameSpec(NAME, create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "time_left", "inventory"}),
                 supports_undo=CommandCenter.supports_undo, live_settings=live_settings, urgency=urgency,
-                keypad=keypad, live_content=live_content, help_example=help_example)
+                keypad=keypad, live_content=live_content, help_example=help_example,
+                private_request=private.private_request, private_colors=private.COLORS)
 
 __all__ = ["NAME", "SPEC", "board_text", "create", "fixed_phrases", "sentences", "settings_from_config"]
