@@ -20,7 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="play a game")
-    play.add_argument("game", choices=list(GAMES))
+    play.add_argument("game", nargs="?", choices=list(GAMES),
+                      help="the game to play; none: a spoken menu asks which")
     play.add_argument("--text", action="store_true", help="type commands on stdin, read answers")
     play.add_argument("--speak", action="store_true", help="with --text: speak the answers too")
     play.add_argument("--seed", type=int, help="random seed (same seed + inputs = same game)")
