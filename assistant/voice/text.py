@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from assistant.games.words import minutes_seconds
 from assistant.sentences import number_words
 
 DEFAULT_PRONOUNCE: dict[str, str] = {
@@ -70,13 +71,7 @@ _NEXT_WORD = re.compile(r"\s*([A-Za-z]+)")
 
 
 def _clock(match: re.Match[str]) -> str:
-    minutes, seconds = int(match.group(1)), int(match.group(2))
-    parts = []
-    if minutes:
-        parts.append(f"{quantity_words(minutes)} minute{'s' if minutes != 1 else ''}")
-    if seconds or not minutes:
-        parts.append(f"{quantity_words(seconds)} second{'s' if seconds != 1 else ''}")
-    return " ".join(parts)
+    return minutes_seconds(int(match.group(1)), int(match.group(2)), quantity_words)
 
 
 def _number(match: re.Match[str]) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from assistant.engine import Say
 from assistant.games.msx_cards.combat import BOSS, ENEMY, PLAYER, Fighter, Strike
 from assistant.games.msx_cards.tables import Capsule, Tables, World, signed
+from assistant.games.words import plural
 
 NARRATOR = "NARRATOR"
 
@@ -48,7 +49,7 @@ def _whose(side: str) -> str:
 
 
 def welcome(mission: str, worlds: int) -> str:
-    return (f"MSX card battle. {mission}: {worlds} World{'s' if worlds != 1 else ''}. "
+    return (f"MSX card battle. {mission}: {plural(worlds, 'World')}. "
             "You tell me the cards; I roll the dice and keep the counters.")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from assistant.engine import Say
+from assistant.games.words import plural
 
 VIRUS = "VIRUS"
 BSAT1 = "BSAT1"
@@ -30,10 +31,6 @@ def title(color: str) -> str:
 def unit_name(color: str, unit: str) -> str:
     """"Red" for the Commando, "Red Probe" for the Probe."""
     return title(color) if unit == "commando" else f"{title(color)} Probe"
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 # --------------------------------------------------------------------------- said as they are
@@ -80,7 +77,7 @@ def take_your_shot(color: str) -> str:
 
 
 def energize_more(color: str, left: int) -> str:
-    return f"{title(color)}, energize {left} more shield{'s' if left != 1 else ''}: say shields and different buttons."
+    return f"{title(color)}, energize {plural(left, 'more shield')}: say shields and different buttons."
 
 
 def energize_count(left: int, given: int) -> str:
@@ -124,7 +121,7 @@ def with_article(item: str) -> str:
 def time_left(seconds: int) -> str:
     if seconds >= 60:
         minutes = seconds // 60
-        return f"{minutes} minute{'s' if minutes != 1 else ''} until I take over!"
+        return f"{plural(minutes, 'minute')} until I take over!"
     return f"{seconds} seconds until I take over!"
 
 
@@ -154,7 +151,7 @@ def breach(room_code: str) -> Say:
 
 
 def energize(color: str, n: int) -> Say:
-    return Say(BSAT1, f"{title(color)}, energize {n} shield{'s' if n != 1 else ''}.")
+    return Say(BSAT1, f"{title(color)}, energize {plural(n, 'shield')}.")
 
 
 def teleported(color: str, unit: str, bay: str, speaker: str = BSAT1) -> Say:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from assistant.engine import Command, NotAllowed, Output, Say
+from assistant.games.words import plural
 
 MONSTER_CARDS = 12
 CARDS_TO_WIN = 3
@@ -100,7 +101,7 @@ class Turn:
 def cards_text(n: int) -> str:
     if n == 0:
         return "no Monster cards"
-    return f"{n} Monster card{'s' if n != 1 else ''}"
+    return plural(n, "Monster card")
 
 
 def join(words: Sequence[str]) -> str:
@@ -315,7 +316,7 @@ class PlanetsGame:
             where = "at Blast-Off" if ship.at_blast_off else "on the board"
             safe = f", {ship.safe} safe" if ship.cards else ""
             out.append(self._say(f"{ship.label}: {cards_text(ship.cards)}{safe}, {where}."))
-        out.append(self._say(f"{self.pile} Monster card{'s' if self.pile != 1 else ''} in the pile."))
+        out.append(self._say(f"{plural(self.pile, 'Monster card')} in the pile."))
         if self.winner is None:
             out.append(self._say(f"It is {self.ship.label}'s turn."))
         else:

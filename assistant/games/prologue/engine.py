@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from assistant.engine import Command, NotAllowed, Output, Say
+from assistant.games.words import minutes_seconds, plural
 
 ROUNDS = 3
 SCORING_CARDS = 3
@@ -104,17 +105,7 @@ class PrologueSettings:
 
 def duration(ms: int) -> str:
     """Spoken length of time: "45 seconds", "1 minute", "3 minutes 12 seconds"."""
-    minutes, seconds = divmod(ms // 1000, 60)
-    parts = []
-    if minutes:
-        parts.append(f"{minutes} minute{'s' if minutes != 1 else ''}")
-    if seconds or not minutes:
-        parts.append(f"{seconds} second{'s' if seconds != 1 else ''}")
-    return " ".join(parts)
-
-
-def points_text(n: int) -> str:
-    return f"{n} point{'s' if n != 1 else ''}"
+    return minutes_seconds(*divmod(ms // 1000, 60))
 
 
 @dataclass
@@ -320,14 +311,14 @@ class PrologueGame:
         self.card = 1
         name = self.names[player]
         return [self._say(f"{name} is done! Round {self.round} took {duration(self.round_ms)}."),
-                self._say(f"{name} takes the speed bonus card: {points_text(bonus)}."),
+                self._say(f"{name} takes the speed bonus card: {plural(bonus, 'point')}."),
                 self._say(self._card_question())]
 
     def _give_card(self, player: int, points: int, tie: bool) -> list[Output]:
         name = self.names[player]
         self.awards.append(Award(self.round, self.card, player, points))
         first = (f"A tie goes to {name}, who took the speed bonus: " if tie else f"{name}: ")
-        said = self._say(f"{first}scoring card {self.card}, {points_text(points)}.")
+        said = self._say(f"{first}scoring card {self.card}, {plural(points, 'point')}.")
         return [said] + self._next_card()
 
     def _next_card(self) -> list[Output]:
@@ -350,7 +341,7 @@ class PrologueGame:
         winner = self.winner()
         if winner is None:
             return out + [self._say(f"A tie: {self.names[0]} and {self.names[1]} both have "
-                                    f"{points_text(a)}. The rules give no tie-break.")]
+                                    f"{plural(a, 'point')}. The rules give no tie-break.")]
         return out + [self._say(f"{self.names[winner]} wins the game!")]
 
     def _due_ms(self) -> int | None:
