@@ -1,0 +1,460 @@
+"""The phone keypad's web server: one page, joined with the game's PIN, that shows each player
+what the game asks of them and sends their presses, over a WebSocket.
+
+It runs in its own thread with its own asyncio loop, so the live loop stays synchronous: the
+server reads what the game asks (``request``, a callable) and hands each press it takes to
+``on_press``, exactly as any other keypad does. A press is taken only from the phone whose
+color the game is asking for a private entry, only as many as the entry needs, and not while
+the assistant speaks (the rulebook: buttons pressed while the computer talks do nothing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import urlsplit
+
+from aiohttp import WSMsgType, web
+
+from assistant.games import PrivateRequest
+from assistant.phone.access import Door, Phone, Refused
+from assistant.phone.network import MDNS_NAME, Mdns, lan_address, print_qr
+
+if TYPE_CHECKING:
+    from assistant.config import Config
+    from assistant.session import Session
+
+BUTTONS = ("0", "1", "2", "R")
+COOKIE = "omega_phone"
+DEFAULT_PORT = 8470
+#: How often the server looks at what the game asks (and tells the phones what changed).
+POLL_S = 0.1
+#: A press sent but not seen by the game after this long was lost (pressed as it spoke).
+IN_FLIGHT_S = 3.0
+#: What a phone shows when the game asks nobody for a private entry.
+NOTHING_ASKED = "Nothing to enter now. Listen to BSat1."
+FILES = {"/": ("index.html", "text/html"), "/app.js": ("app.js", "text/javascript"),
+         "/style.css": ("style.css", "text/css")}
+HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
+           "X-Content-Type-Options": "nosniff",
+           "Content-Security-Policy": "default-src 'self'; connect-src 'self'; frame-ancestors 'none'"}
+
+
+class PhoneError(RuntimeError):
+    """The server cannot start; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class PhoneSettings:
+    """``phone:`` in config.yaml."""
+
+    #: "" (the default): the address of this machine on the home network; "all": every
+    #: network interface; or one address to listen on ("127.0.0.1": this machine only).
+    bind: str = ""
+    port: int = DEFAULT_PORT
+    #: Also announce the name omega.local (mDNS, with zeroconf).
+    mdns: bool = False
+
+    @classmethod
+    def from_config(cls, config: Config) -> PhoneSettings:
+        d = cls()
+        return cls(bind=str(config.get("phone.bind", d.bind)).strip(),
+                   port=config.get("phone.port", d.port, minimum=0, maximum=65535),
+                   mdns=config.get("phone.mdns", d.mdns))
+
+
+def _title(color: str) -> str:
+    return color.title()
+
+
+class PhoneKeypad:
+    """Every player's phone as a private keypad: the Keypad protocol (``start(on_press)``,
+    ``stop()``), plus what BSat1 says about it and what the table may decide about it.
+
+    ``colors``: the colors a phone may join as; ``request``: what the game asks which color to
+    enter in private now; ``busy``: whether the assistant is speaking. ``follow(session)`` sets
+    all three from a session. The PIN is new for every game; the phones let in stay in.
+    """
+
+    def __init__(self, settings: PhoneSettings | None = None, colors: Sequence[str] = (),
+                 request: Callable[[], PrivateRequest | None] = lambda: None,
+                 busy: Callable[[], bool] = lambda: False, clock: Callable[[], float] = time.monotonic) -> None:
+        self.settings = settings or PhoneSettings()
+        self.door = Door(colors, clock)
+        self.request = request
+        self.busy = busy
+        self.clock = clock
+        self.game_id: Callable[[], object] = lambda: None
+        self.host: str | None = None   # the address phones are told
+        self.port: int | None = None   # the port bound (settings.port 0: any free one)
+        self._on_press: Callable[[str], None] = lambda button: None
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._sockets: dict[web.WebSocketResponse, str] = {}   # socket -> its phone's token
+        self._sent: dict[web.WebSocketResponse, dict[str, Any]] = {}
+        self._goodbye: dict[str, str] = {}                      # token -> why it was put out
+        self._seen: tuple[object, int] | None = None
+        self._in_flight: list[float] = []
+        self._game_seen: object = None
+        self._mdns: Mdns | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_config(cls, config: Config) -> PhoneKeypad:
+        return cls(PhoneSettings.from_config(config))
+
+    def follow(self, session: Session, busy: Callable[[], bool] | None = None) -> None:
+        """Ask ``session`` what its game wants (whatever game it plays now), renewing the PIN
+        when it starts a new game; ``busy``: whether the assistant is speaking."""
+        spec = session.spec
+        self.door.colors = spec.private_colors
+        self.request = lambda: spec.private_request(session.game)
+        self.game_id = lambda: session.seed
+        self._game_seen = session.seed
+        if busy is not None:
+            self.busy = busy
+
+    # ------------------------------------------------------------------ what BSat1 says
+
+    @property
+    def pin(self) -> str:
+        return self.door.pin
+
+    @property
+    def url(self) -> str:
+        host = self.host or self._announced_host()
+        port = self.port if self.port is not None else self.settings.port
+        return f"http://{host or '127.0.0.1'}:{port}"
+
+    def announcement(self) -> str:
+        """What BSat1 says at the start and on "phone keypad": the address and the PIN (a PIN
+        retired after too many wrong tries is replaced first)."""
+        if self.door.retired:
+            self.door.renew_pin()
+        if (self.host or self._announced_host()) is None:
+            return ("Phone keypad: this box is not on a network. Connect it to the home network, "
+                    "then say phone keypad.")
+        return f"Phone keypad: open {self.url} and enter PIN {' '.join(self.pin)}."
+
+    def show(self, out: TextIO | None = None) -> None:
+        """The address, the PIN and a QR code of the address, for the terminal."""
+        out = out or sys.stderr
+        print(f"phone keypad: {self.url}  PIN {self.pin}", file=out)
+        if self._mdns is not None:
+            print(f"phone keypad: also http://{MDNS_NAME}:{self.port} on phones that know mDNS names", file=out)
+        print_qr(self.url, out)
+        out.flush()
+
+    def new_game(self) -> str:
+        """A new PIN for a new game (the phones already in keep their colors); returns it."""
+        return self.door.renew_pin()
+
+    # ------------------------------------------------------------------ what the table decides
+
+    def waiting_colors(self) -> tuple[str, ...]:
+        """Colors a second phone asks for: the table may give it with ``hand_over``."""
+        return self.door.waiting_colors()
+
+    def hand_over(self, color: str) -> bool:
+        """The table agreed (by voice): the phone waiting for ``color`` takes it from the phone
+        that has it, which is told so. False if no phone is waiting for it."""
+        moved = self.door.hand_over(color)
+        if moved is None:
+            return False
+        self._goodbye[moved[0].token] = f"Another phone took {_title(color)}, as the table agreed."
+        return True
+
+    # ------------------------------------------------------------------ the Keypad protocol
+
+    def start(self, on_press: Callable[[str], None]) -> None:
+        """Serve the page (in a thread of its own) and hand every press taken to ``on_press``."""
+        self._on_press = on_press
+        if self._thread is not None:
+            return
+        ready = threading.Event()
+        failed: list[BaseException] = []
+        self._thread = threading.Thread(target=self._serve, args=(ready, failed), name="phone-keypad", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if failed:
+            self._thread.join()
+            self._thread = None
+            error = failed[0]
+            where = f"{self._bind_host()}:{self.settings.port}"
+            raise PhoneError(f"The phone keypad cannot listen on {where} ({getattr(error, 'strerror', None) or error})."
+                             " Set phone.port (or phone.bind) in config.yaml.") from error
+        if self.settings.mdns and self.host is not None and self.port is not None:
+            self._mdns = Mdns(self.host, self.port)
+            self._mdns.start()
+
+    def stop(self) -> None:
+        if self._mdns is not None:
+            self._mdns.stop()
+            self._mdns = None
+        loop, stopping, thread = self._loop, self._stopping, self._thread
+        if loop is not None and stopping is not None:
+            try:
+                loop.call_soon_threadsafe(stopping.set)
+            except RuntimeError:
+                pass  # the loop ended already
+        if thread is not None:
+            thread.join(timeout=10)
+        self._thread = None
+
+    def _bind_host(self) -> str:
+        bind = self.settings.bind
+        if bind in ("all", "0.0.0.0", "*"):
+            return "0.0.0.0"
+        if bind:
+            return bind
+        return lan_address() or "127.0.0.1"
+
+    def _announced_host(self) -> str | None:
+        bind = self.settings.bind
+        if bind in ("all", "0.0.0.0", "*", ""):
+            return lan_address()
+        return bind
+
+    def _serve(self, ready: threading.Event, failed: list[BaseException]) -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(self._main(ready, failed))
+        finally:
+            loop.close()
+            self._loop = None
+
+    async def _main(self, ready: threading.Event, failed: list[BaseException]) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        runner = web.AppRunner(self._app(), access_log=None, handle_signals=False)
+        await runner.setup()
+        try:
+            host = self._bind_host()
+            site = web.TCPSite(runner, host, self.settings.port)
+            await site.start()
+            self.port = int(runner.addresses[0][1])
+            self.host = self._announced_host() if host == "0.0.0.0" else host
+        except (OSError, ValueError) as error:
+            failed.append(error)
+            await runner.cleanup()
+            ready.set()
+            return
+        ready.set()
+        poller = asyncio.create_task(self._poll())
+        try:
+            await self._stopping.wait()
+        finally:
+            poller.cancel()
+            for socket in list(self._sockets):
+                await socket.close(code=1001, message=b"The game is over.")
+            await runner.cleanup()
+
+    def _app(self) -> web.Application:
+        app = web.Application(client_max_size=4096)
+        for path in FILES:
+            app.router.add_get(path, self._file)
+        app.router.add_get("/api/hello", self._hello)
+        app.router.add_post("/api/join", self._join)
+        app.router.add_post("/api/leave", self._leave)
+        app.router.add_get("/ws", self._socket)
+        return app
+
+    # ------------------------------------------------------------------ pages and the API
+
+    async def _file(self, request: web.Request) -> web.Response:
+        name, kind = FILES[request.path]
+        body = resources.files("assistant.phone").joinpath("static", name).read_bytes()
+        return web.Response(body=body, content_type=kind, charset="utf-8", headers=HEADERS)
+
+    def _json(self, data: dict[str, Any], status: int = 200) -> web.Response:
+        return web.json_response(data, status=status, headers={"Cache-Control": "no-store"})
+
+    async def _hello(self, request: web.Request) -> web.Response:
+        phone = self.door.phone(request.cookies.get(COOKIE))
+        joined = None if phone is None else {"color": phone.color, "waiting": phone.waiting}
+        return self._json({"colors": list(self.door.colors), "phone": joined})
+
+    async def _join(self, request: web.Request) -> web.Response:
+        refused = self._cross_site(request)
+        if refused is not None:
+            return refused
+        try:
+            data = await request.json()
+            pin, color = str(data["pin"]), str(data["color"]).lower()
+        except (ValueError, KeyError, TypeError):
+            return self._json({"reason": "Send the PIN and a color."}, 400)
+        try:
+            phone = self.door.join(request.remote or "unknown", pin, color, request.cookies.get(COOKIE))
+        except Refused as reason:
+            return self._json({"reason": str(reason)}, reason.status)
+        response = self._json({"color": phone.color, "waiting": phone.waiting,
+                               "text": self._waiting_text(phone) if phone.waiting else ""})
+        response.set_cookie(COOKIE, phone.token, httponly=True, samesite="Strict", path="/")
+        return response
+
+    async def _leave(self, request: web.Request) -> web.Response:
+        refused = self._cross_site(request)
+        if refused is not None:
+            return refused
+        token = request.cookies.get(COOKIE)
+        if token:
+            self.door.leave(token)
+            self._goodbye[token] = "You left. Join again with the PIN."
+        response = self._json({"left": True})
+        response.del_cookie(COOKIE, path="/")
+        return response
+
+    def _cross_site(self, request: web.Request) -> web.Response | None:
+        """Only this page may join, leave or press (another site open on the phone may not)."""
+        origin = request.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc != request.host:
+            return self._json({"reason": "Open the keypad page itself."}, 403)
+        if request.method == "POST" and request.content_type != "application/json":
+            return self._json({"reason": "Send JSON."}, 415)
+        return None
+
+    # ------------------------------------------------------------------ the live page
+
+    async def _socket(self, request: web.Request) -> web.StreamResponse:
+        refused = self._cross_site(request)
+        if refused is not None:
+            return refused
+        socket = web.WebSocketResponse(heartbeat=15, max_msg_size=1024)
+        await socket.prepare(request)
+        token = request.cookies.get(COOKIE, "")
+        if self.door.phone(token) is None:
+            await socket.send_json({"type": "signed_out", "reason": "Join with the PIN BSat1 says."})
+            await socket.close()
+            return socket
+        self._sockets[socket] = token
+        try:
+            await self._update(socket)
+            async for message in socket:
+                if message.type == WSMsgType.TEXT:
+                    await self._message(socket, token, message.data)
+        finally:
+            self._sockets.pop(socket, None)
+            self._sent.pop(socket, None)
+        return socket
+
+    async def _message(self, socket: web.WebSocketResponse, token: str, text: str) -> None:
+        try:
+            data = json.loads(text)
+            kind = data["type"]
+        except (ValueError, KeyError, TypeError):
+            await socket.send_json({"type": "refused", "reason": "Not understood."})
+            return
+        if kind == "press":
+            reason = self.press(token, str(data.get("button", "")))
+            if reason is not None:
+                await socket.send_json({"type": "refused", "reason": reason})
+            else:
+                await socket.send_json({"type": "taken"})
+        else:
+            await socket.send_json({"type": "refused", "reason": "Not understood."})
+        await self._update_all()
+
+    def press(self, token: str, button: str) -> str | None:
+        """Take a press from the phone holding ``token``: None if taken (handed on), or the
+        reason it is refused."""
+        with self._lock:
+            phone = self.door.phone(token)
+            if phone is None:
+                return "This phone is not joined. Join with the PIN."
+            if phone.waiting:
+                return self._waiting_text(phone)
+            if button not in BUTTONS:
+                return "Press 0, 1, 2 or R."
+            request = self._read()
+            if request is None:
+                return "Not now: the game is not asking for a private entry. Listen to BSat1."
+            if request.color != phone.color:
+                return f"Not your turn: {request.waiting or _title(request.color) + ' is entering.'}"
+            if self.busy():
+                return "Wait until BSat1 has finished speaking, then press."
+            if request.presses - request.entered - len(self._in_flight) <= 0:
+                return "That entry is complete."
+            self._in_flight.append(self.clock())
+            self._on_press(button)
+            return None
+
+    def _read(self) -> PrivateRequest | None:
+        """What the game asks now (read from another thread: an error reads as nothing), with
+        the presses sent but not yet seen by the game brought up to date."""
+        try:
+            request = self.request()
+        except Exception:
+            request = None
+        key = None if request is None else (request.color, request.prompt, request.presses)
+        entered = 0 if request is None else request.entered
+        now = self.clock()
+        if self._seen is None or key != self._seen[0] or entered < self._seen[1]:
+            self._in_flight.clear()   # a new entry: what was sent went into the last one
+        else:
+            del self._in_flight[:entered - self._seen[1]]
+        self._in_flight = [t for t in self._in_flight if now - t < IN_FLIGHT_S]
+        self._seen = (key, entered)
+        return request
+
+    def _waiting_text(self, phone: Phone) -> str:
+        name = _title(phone.color)
+        return (f"{name} is on another phone. That phone can tap Leave, or the table can give {name} "
+                "to this phone.")
+
+    def view(self, token: str, request: PrivateRequest | None) -> dict[str, Any]:
+        """What the phone holding ``token`` is shown now: never anything of another color's entry."""
+        phone = self.door.phone(token)
+        if phone is None:
+            return {"type": "signed_out",
+                    "reason": self._goodbye.get(token, "This phone is no longer joined. Join with the PIN.")}
+        if phone.waiting:
+            return {"type": "waiting", "color": phone.color, "text": self._waiting_text(phone)}
+        shown: dict[str, Any] = {"type": "state", "color": phone.color}
+        if request is None:
+            return shown | {"turn": "idle", "text": NOTHING_ASKED}
+        if request.color != phone.color:
+            return shown | {"turn": "other", "text": request.waiting or f"{_title(request.color)} is entering."}
+        entered = min(request.presses, request.entered + len(self._in_flight))
+        return shown | {"turn": "yours", "text": request.prompt, "presses": request.presses, "entered": entered}
+
+    async def _update(self, socket: web.WebSocketResponse, request: PrivateRequest | None = None) -> None:
+        token = self._sockets.get(socket)
+        if token is None:
+            return
+        with self._lock:
+            shown = self.view(token, request if request is not None else self._read())
+        if self._sent.get(socket) == shown:
+            return
+        self._sent[socket] = shown
+        try:
+            await socket.send_json(shown)
+            if shown["type"] == "signed_out":
+                await socket.close()
+        except (ConnectionError, RuntimeError):
+            pass  # gone; its handler ends
+
+    async def _update_all(self) -> None:
+        game = self.game_id()
+        if game != self._game_seen:
+            self._game_seen = game
+            self.door.renew_pin()
+        with self._lock:
+            request = self._read()
+        for socket in list(self._sockets):
+            await self._update(socket, request)
+
+    async def _poll(self) -> None:
+        while True:
+            try:
+                await self._update_all()
+            except Exception as error:  # keep serving: one bad look at the game must not end it
+                print(f"phone keypad: {error}", file=sys.stderr)
+            await asyncio.sleep(POLL_S)
