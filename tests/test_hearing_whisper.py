@@ -20,6 +20,7 @@ from assistant.hearing.spoken import ClipMaker, Speaker
 from assistant.hearing.vosk_engine import ModelError
 from assistant.hearing.whisper_engine import (
     WHISPER_FILES,
+    WhisperTranscriber,
     find_model,
     install_whisper_model,
     is_whisper_model,
@@ -120,6 +121,41 @@ def test_a_file_that_does_not_check_out_installs_nothing(server: tuple[str, Path
 def test_no_network_is_told_apart(tmp_path: Path) -> None:
     with (tmp_path / "log.txt").open("w") as out, pytest.raises(NoNetwork):
         install_whisper_model(tmp_path / "m", "http://127.0.0.1:9/", None, out)
+
+
+# --------------------------------------------------------------------------- our CTranslate2 front end
+
+
+def test_the_log_mel_input_and_the_transcripts_are_faster_whispers(maker: ClipMaker) -> None:
+    """The assistant runs CTranslate2 itself (faster-whisper's imports cost 35 MB of memory);
+    what it feeds the model and what comes out must be what faster-whisper gives."""
+    import numpy as np
+    from faster_whisper import WhisperModel
+    from faster_whisper.feature_extractor import FeatureExtractor
+
+    from assistant.hearing.whisper_engine import PAD_SECONDS, WhisperSettings, log_mel, mel_filters
+
+    reference = FeatureExtractor()
+    assert np.allclose(mel_filters(), reference.mel_filters, atol=1e-7)
+    folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
+    ours = WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False))
+    theirs = WhisperModel(str(folder), device="cpu", compute_type="int8")
+    prompt = "explore room one zero two, pass, attack the red commando, how much time is left."
+    pad = np.zeros(int(PAD_SECONDS * 16000), dtype=np.int16)
+    for text, voice in [("explore room two zero one", OTHER_VOICES[0]), ("attack the red commando", OTHER_VOICES[1]),
+                        ("can you pass me the chips", OTHER_VOICES[2])]:
+        clip = np.frombuffer(maker.say(text, voice), dtype=np.int16)
+        samples = np.concatenate([pad, clip, pad]).astype(np.float32) / 32768.0
+        expected = reference(samples)[:, :-1]
+        got = log_mel(samples)
+        assert np.allclose(got[:, :expected.shape[1]], expected, atol=1e-5)
+        assert not got[:, expected.shape[1]:].any()  # then zeros to 30 s, as faster-whisper pads
+        segments, _ = theirs.transcribe(samples, language="en", beam_size=5, initial_prompt=prompt,
+                                        condition_on_previous_text=False, without_timestamps=True,
+                                        temperature=0.0, vad_filter=False)
+        assert ours.transcribe(clip.tobytes(), prompt) == " ".join(s.text.strip() for s in segments).strip()
+        hypotheses = ours.hypotheses(clip.tobytes(), prompt, 3)
+        assert len(hypotheses) == 3 and hypotheses[0] == ours.transcribe(clip.tobytes(), prompt)
 
 
 # --------------------------------------------------------------------------- hearing

@@ -117,8 +117,8 @@ class Choice:
 
 
 def whisper_installed(settings: HearingSettings) -> bool:
-    """faster-whisper importable and a tiny.en model present (not loaded, not checked)."""
-    if importlib.util.find_spec("faster_whisper") is None:
+    """CTranslate2 and tokenizers importable and a tiny.en model present (not loaded, not checked)."""
+    if not all(importlib.util.find_spec(name) for name in ("ctranslate2", "tokenizers")):
         return False
     try:
         find_model(settings.whisper.model, settings.models_dir)

@@ -1,4 +1,4 @@
-"""Whisper tiny.en (faster-whisper / CTranslate2): free transcripts, commands spotted inside them.
+"""Whisper tiny.en (CTranslate2): free transcripts, commands spotted inside them.
 
 Whisper is not a streaming recognizer and knows no grammar: it writes what it heard in
 plain English. Here it is used two ways:
@@ -20,6 +20,7 @@ The model is Systran's CTranslate2 conversion of tiny.en: a folder under models/
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections import deque
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from assistant.hearing.audio import RATE
 from assistant.hearing.events import Partial, Transcript
@@ -50,6 +52,9 @@ WHISPER_FILES: dict[str, str] = {
 MAX_SECONDS = 30.0
 #: Quiet put before and after an utterance for Whisper.
 PAD_SECONDS = 0.4
+#: Whisper's text window (prompt and transcript together), and the prompt's share of it.
+MAX_TOKENS = 448
+MAX_PROMPT_TOKENS = MAX_TOKENS // 2
 _verified: dict[tuple[str, float, int], str] = {}
 
 
@@ -110,7 +115,8 @@ def verify(folder: Path, expected: dict[str, str] | None = None) -> None:
 
 def whisper_available() -> bool:
     try:
-        import faster_whisper  # noqa: F401
+        import ctranslate2  # noqa: F401
+        import tokenizers  # noqa: F401
     except ImportError:
         return False
     return True
@@ -124,42 +130,122 @@ class WhisperSettings:
     check_sha256: bool = True
 
 
-class WhisperTranscriber:
-    """Whisper tiny.en on the CPU: 16 kHz int16 audio plus a prompt in, plain text out."""
+# Whisper's input: an 80-band log-mel spectrogram of 16 kHz audio, 25 ms windows every 10 ms,
+# always 30 s long (3000 frames) whatever the speech's length.
+N_FFT = 400
+HOP = 160
+N_MELS = 80
+FRAMES = int(MAX_SECONDS * RATE) // HOP
 
-    def __init__(self, model: Any, beam_size: int = 5) -> None:
+
+@functools.lru_cache(maxsize=1)
+def mel_filters() -> npt.NDArray[np.float32]:
+    """The 80 triangular mel filters over the FFT bins (Slaney's mel scale: linear to 1 kHz,
+    logarithmic above; each filter normalized to unit area), as Whisper was trained with."""
+    bins = np.fft.rfftfreq(N_FFT, 1.0 / RATE)
+    f_sp, min_log_hz = 200.0 / 3, 1000.0
+    min_log_mel, logstep = min_log_hz / f_sp, np.log(6.4) / 27.0
+
+    def to_mel(hz: float) -> float:
+        return hz / f_sp if hz < min_log_hz else min_log_mel + float(np.log(hz / min_log_hz)) / logstep
+
+    mels = np.linspace(0.0, to_mel(RATE / 2), N_MELS + 2)
+    hz = np.where(mels < min_log_mel, mels * f_sp, min_log_hz * np.exp(logstep * (mels - min_log_mel)))
+    lower, centre, upper = hz[:-2, None], hz[1:-1, None], hz[2:, None]
+    rising = (bins[None, :] - lower) / (centre - lower)
+    falling = (upper - bins[None, :]) / (upper - centre)
+    weights = np.maximum(0.0, np.minimum(rising, falling)) * (2.0 / (upper - lower))
+    return weights.astype(np.float32)
+
+
+def log_mel(samples: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Whisper's input for ``samples`` (float, 16 kHz): shape (80, 3000); the frames after the
+    speech are zeros, as in the original decoder's padding."""
+    x = np.pad(samples.astype(np.float32), (N_FFT // 2, N_FFT // 2 + HOP), mode="reflect")
+    count = 1 + (len(x) - N_FFT) // HOP
+    frames = np.lib.stride_tricks.sliding_window_view(x, N_FFT)[::HOP][:count]
+    window = np.hanning(N_FFT + 1)[:-1].astype(np.float32)
+    power = np.abs(np.fft.rfft(frames * window, axis=1).astype(np.complex64)) ** 2   # (count, 201)
+    mel = mel_filters() @ power[:-1].T                                                 # (80, count - 1)
+    spec = np.log10(np.maximum(mel, 1e-10))
+    spec = (np.maximum(spec, spec.max() - 8.0) + 4.0) / 4.0
+    out = np.zeros((N_MELS, FRAMES), dtype=np.float32)
+    used = min(FRAMES, spec.shape[1] - 1)  # the last frame is the padding's own
+    out[:, :used] = spec[:, :used]
+    return out
+
+
+class WhisperTranscriber:
+    """Whisper tiny.en on the CPU through CTranslate2: 16 kHz int16 audio plus a prompt in,
+    plain text out.
+
+    CTranslate2 and the tokenizers package are all it needs: faster-whisper, the usual wrapper,
+    also imports PyAV and the Hugging Face hub client (about 35 MB more of every game's memory)
+    for things not used here (decoding files, downloads, long-form segmentation)."""
+
+    def __init__(self, model: Any, tokenizer: Any, beam_size: int = 5) -> None:
         self.model = model
+        self.tokenizer = tokenizer
         self.beam_size = beam_size
+        ids = {name: tokenizer.token_to_id(f"<|{name}|>") for name in (
+            "startoftranscript", "startofprev", "startoflm", "nocaptions", "notimestamps", "endoftext",
+            "transcribe", "translate")}
+        if None in ids.values():
+            raise ModelError("The Whisper tokenizer lacks Whisper's special tokens: not a Whisper model.")
+        self._sot, self._sot_prev, self._no_timestamps = (
+            ids["startoftranscript"], ids["startofprev"], ids["notimestamps"])
+        self._end = ids["endoftext"]
+        # -1: the model's own list of non-speech tokens (♪, brackets, speaker tags); and never a
+        # control token inside the text.
+        self._suppress = [-1, *(ids[name] for name in (
+            "startoftranscript", "startofprev", "startoflm", "nocaptions", "transcribe", "translate"))]
 
     @classmethod
     def load(cls, folder: Path, settings: WhisperSettings | None = None) -> WhisperTranscriber:
         settings = settings or WhisperSettings()
         try:
-            from faster_whisper import WhisperModel
+            import ctranslate2
+            import tokenizers
         except ImportError as error:
-            raise ModelError("Whisper needs the faster-whisper package: `.venv/bin/pip install faster-whisper` "
-                             "(./start.sh installs it).") from error
+            raise ModelError("Whisper needs the ctranslate2 and tokenizers packages: "
+                             "`.venv/bin/pip install ctranslate2 tokenizers` (./start.sh installs them).") from error
         if settings.check_sha256:
             verify(folder)
         threads = settings.threads or os.cpu_count() or 1
         try:
-            model = WhisperModel(str(folder), device="cpu", compute_type="int8", cpu_threads=threads)
+            model = ctranslate2.models.Whisper(str(folder), device="cpu", compute_type="int8",
+                                               intra_threads=threads)
+            tokenizer = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
         except Exception as error:  # CTranslate2 raises RuntimeError/ValueError with its own text
             raise ModelError(f"Whisper could not load the model at {folder}: {error}") from error
         _give_back_memory()
-        return cls(model, settings.beam_size)
+        return cls(model, tokenizer, settings.beam_size)
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
+        texts = self.hypotheses(audio, prompt, 1)
+        return texts[0] if texts else ""
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        """The ``count`` best transcripts of ``audio`` (beam search), best first; none for less
+        than 0.1 s of audio."""
+        import ctranslate2
+
         samples = np.frombuffer(audio, dtype=np.int16)[-int((MAX_SECONDS - 2 * PAD_SECONDS) * RATE):]
         if len(samples) < RATE // 10:
-            return ""
+            return []
         pad = np.zeros(int(PAD_SECONDS * RATE), dtype=np.int16)  # Whisper mishears speech that starts at once
         samples = np.concatenate([pad, samples, pad])
-        segments, _ = self.model.transcribe(
-            samples.astype(np.float32) / 32768.0, language="en", beam_size=self.beam_size,
-            initial_prompt=prompt or None, condition_on_previous_text=False, without_timestamps=True,
-            temperature=0.0, vad_filter=False)
-        return " ".join(s.text.strip() for s in segments).strip()
+        features = ctranslate2.StorageView.from_array(log_mel(samples.astype(np.float32) / 32768.0)[None])
+        tokens = [self._sot]
+        if prompt.strip():
+            previous = self.tokenizer.encode(" " + prompt.strip(), add_special_tokens=False).ids
+            tokens = [self._sot_prev, *previous[-(MAX_PROMPT_TOKENS - 1):], self._sot]
+        tokens.append(self._no_timestamps)
+        count = max(1, min(count, self.beam_size))
+        result = self.model.generate(features, [tokens], beam_size=self.beam_size, num_hypotheses=count,
+                                     max_length=MAX_TOKENS, suppress_blank=True, suppress_tokens=self._suppress)
+        return [self.tokenizer.decode([t for t in ids if t < self._end]).strip()
+                for ids in result[0].sequences_ids]
 
 
 def _give_back_memory() -> None:
