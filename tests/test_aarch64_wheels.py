@@ -1,0 +1,198 @@
+"""No compiling on a Pi: scripts/check_aarch64_wheels.py against PyPI for the real
+dependencies, and against a small local index whose packages fail in each way it must name."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import subprocess
+import sys
+import tarfile
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "check_aarch64_wheels.py"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600)
+
+
+def test_every_runtime_dependency_installs_on_a_64_bit_pi_without_compiling() -> None:
+    result = run()
+    assert result.returncode == 0, result.stdout + result.stderr
+    for release in ("Bookworm (Python 3.11", "Trixie (Python 3.13"):
+        assert f"Raspberry Pi OS {release}" in result.stdout
+    assert result.stdout.count("every package installs from a wheel or as pure Python") == 2
+    # each dependency of pyproject.toml is listed, with what installs it
+    import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    listed = result.stdout.lower().replace("_", "-")
+    for dep in deps:
+        assert f"    {canonicalize_name(Requirement(dep).name)} " in listed, dep
+    assert "manylinux_2_28_aarch64" in result.stdout or "manylinux2014_aarch64" in result.stdout
+
+
+# -- a local index of made-up packages -----------------------------------------------------
+
+
+def wheel_bytes(name: str, version: str, tag: str, requires: list[str] = ()) -> bytes:  # type: ignore[assignment]
+    dist = f"{name}-{version}.dist-info"
+    files = {
+        f"{name}/__init__.py": b"",
+        f"{dist}/METADATA": ("Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n"
+                             + "".join(f"Requires-Dist: {r}\n" for r in requires)).encode(),
+        f"{dist}/WHEEL": f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: {tag}\n".encode(),
+    }
+    record = []
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path, data in files.items():
+            archive.writestr(path, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record.append(f"{path},sha256={digest},{len(data)}")
+        record.append(f"{dist}/RECORD,,")
+        archive.writestr(f"{dist}/RECORD", "\n".join(record) + "\n")
+    return buffer.getvalue()
+
+
+#: A PEP 517 build backend inside the sdist (no setuptools needed, nothing downloaded): it
+#: writes a wheel with the tag given, standing for pure Python or for compiled code.
+BACKEND = '''
+import base64, hashlib, io, os, zipfile
+NAME, VERSION, TAG = {name!r}, "1.0", {tag!r}
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    dist = f"{{NAME}}-{{VERSION}}.dist-info"
+    files = {{f"{{NAME}}/__init__.py": b"",
+             f"{{dist}}/METADATA": f"Metadata-Version: 2.1\\nName: {{NAME}}\\nVersion: {{VERSION}}\\n".encode(),
+             f"{{dist}}/WHEEL": f"Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: {{TAG}}\\n".encode()}}
+    filename = f"{{NAME}}-{{VERSION}}-{{TAG}}.whl"
+    record = []
+    with zipfile.ZipFile(os.path.join(wheel_directory, filename), "w") as archive:
+        for path, data in files.items():
+            archive.writestr(path, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record.append(f"{{path}},sha256={{digest}},{{len(data)}}")
+        record.append(f"{{dist}}/RECORD,,")
+        archive.writestr(f"{{dist}}/RECORD", "\\n".join(record) + "\\n")
+    return filename
+'''
+
+
+def sdist_bytes(name: str, tag: str) -> bytes:
+    files = {
+        "pyproject.toml": textwrap.dedent(f"""\
+            [build-system]
+            requires = []
+            build-backend = "backend"
+            backend-path = ["."]
+            [project]
+            name = "{name}"
+            version = "1.0"
+            """).encode(),
+        "backend.py": BACKEND.format(name=name, tag=tag).encode(),
+        "PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n".encode(),
+    }
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for path, data in files.items():
+            info = tarfile.TarInfo(f"{name}-1.0/{path}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Path:
+    """A PEP 503 index in a folder: one folder per project, holding its files and their list."""
+    packages = {
+        # a wheel for the Pi, pure Python
+        "goodpure": [("goodpure-1.0-py3-none-any.whl", wheel_bytes("goodpure", "1.0", "py3-none-any"))],
+        # a compiled wheel for the Pi (cp311 and cp313)
+        "goodarm": [(f"goodarm-1.0-cp3{v}-cp3{v}-manylinux_2_28_aarch64.whl",
+                     wheel_bytes("goodarm", "1.0", f"cp3{v}-cp3{v}-manylinux_2_28_aarch64")) for v in (11, 13)],
+        # compiled for x86 only
+        "x86only": [("x86only-1.0-cp311-cp311-manylinux_2_17_x86_64.whl",
+                     wheel_bytes("x86only", "1.0", "cp311-cp311-manylinux_2_17_x86_64"))],
+        # only a source, pure Python
+        "sourcepure": [("sourcepure-1.0.tar.gz", sdist_bytes("sourcepure", "py3-none-any"))],
+        # only a source that builds compiled code
+        "sourcecompiled": [("sourcecompiled-1.0.tar.gz", sdist_bytes("sourcecompiled", "cp311-cp311-linux_x86_64"))],
+        # a wheel for the Pi that needs, on the Pi only, a package with no Pi wheel
+        "armneeds": [("armneeds-1.0-py3-none-any.whl", wheel_bytes(
+            "armneeds", "1.0", "py3-none-any", ['x86only; platform_machine == "aarch64"']))],
+    }
+    root = tmp_path / "simple"
+    for project, files in packages.items():
+        (root / project).mkdir(parents=True)
+        for filename, data in files:
+            (root / project / filename).write_bytes(data)
+        links = "".join(f'<a href="{filename}">{filename}</a>\n' for filename, _ in files)
+        (root / project / "index.html").write_text(f"<!DOCTYPE html><html><body>\n{links}</body></html>\n")
+    return root
+
+
+def project_file(tmp_path: Path, *deps: str) -> Path:
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[project]\nname = 'x'\nversion = '0'\ndependencies = [" + ", ".join(map(repr, deps)) + "]\n")
+    return path
+
+
+def test_wheels_and_pure_python_sources_pass(tmp_path: Path, index: Path) -> None:
+    result = run("--pyproject", str(project_file(tmp_path, "goodpure", "goodarm", "sourcepure")),
+                 "--index-url", index.as_uri())
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "goodarm 1.0: wheel cp311-cp311, manylinux_2_28_aarch64" in result.stdout
+    assert "goodarm 1.0: wheel cp313-cp313, manylinux_2_28_aarch64" in result.stdout
+    assert "goodpure 1.0: wheel, pure Python (py3)" in result.stdout
+    assert "sourcepure 1.0: pure Python (PyPI has only its source" in result.stdout
+
+
+def test_dependencies_with_no_pi_wheel_fail_each_by_name(tmp_path: Path, index: Path) -> None:
+    result = run("--pyproject", str(project_file(tmp_path, "x86only", "goodpure", "sourcecompiled")),
+                 "--index-url", index.as_uri(), "--python", "3.11")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Raspberry Pi OS Bookworm (Python 3.11, aarch64): 2 would need compiling or are missing" in result.stdout
+    assert "  x86only: no aarch64 wheel on PyPI" in result.stdout
+    assert "  sourcecompiled: no aarch64 wheel on PyPI, and its source builds compiled code" in result.stdout
+    assert "goodpure" not in result.stdout
+
+
+def test_a_source_that_compiles_fails_by_name(tmp_path: Path, index: Path) -> None:
+    result = run("--pyproject", str(project_file(tmp_path, "sourcecompiled")), "--index-url", index.as_uri(),
+                 "--python", "3.13")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert ("sourcecompiled: no aarch64 wheel on PyPI, and its source builds compiled code "
+            "(sourcecompiled-1.0-cp311-cp311-linux_x86_64.whl): a Pi would need a compiler") in result.stdout
+    assert "Trixie" in result.stdout and "Bookworm" not in result.stdout
+
+
+def test_a_requirement_only_the_pi_has_is_checked_too(tmp_path: Path, index: Path) -> None:
+    """pip on x86 reads ``platform_machine == "aarch64"`` as false and leaves x86only out."""
+    result = run("--pyproject", str(project_file(tmp_path, "armneeds")), "--index-url", index.as_uri(),
+                 "--python", "3.11")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert ("  x86only: no aarch64 wheel on PyPI, and its source did not build here" in result.stdout
+            and """('x86only; platform_machine == "aarch64"', needed by armneeds on the Pi)""" in result.stdout)
+
+
+def test_an_unreachable_index_is_could_not_check_not_a_verdict(tmp_path: Path) -> None:
+    result = run("--pyproject", str(project_file(tmp_path, "goodpure")), "--index-url",
+                 "http://127.0.0.1:9/simple", "--python", "3.11")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Raspberry Pi OS Bookworm: could not check: the package index http://127.0.0.1:9/simple cannot be " \
+           "reached" in result.stderr
+    assert "Connection refused" in result.stderr
