@@ -14,9 +14,10 @@ left out is checked the same way.
 
 Why one whole resolution and not ``pip download --no-deps`` per requirement: the packages
 pulled in (onnxruntime, ctranslate2, av, tokenizers...) are where compiled code hides, and
-pip's resolver picks the versions a Pi would really get. ``--dry-run`` reads each wheel's
-metadata (PyPI serves it apart from the wheel), so the check takes seconds, not a download
-of every wheel.
+pip's resolver picks the versions a Pi would really get, so the transitive packages must be
+in it. The price: pip fetches every wheel to read its metadata (about 330 MB per Python
+version, into a temporary folder, nothing cached; 9-15 s per version on the development
+machine's network).
 
 Usage: scripts/check_aarch64_wheels.py [--python 3.11] [--pyproject FILE] [--index-url URL]
 Exit status: 0 all install, 1 some need compiling (named), 2 the check could not run (no
