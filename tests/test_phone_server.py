@@ -1,0 +1,365 @@
+"""The phone keypad's server, real and on a free port, spoken to as phones do (HTTP and a
+WebSocket, by aiohttp's client): headers, cookies, other sites, the table's decisions, which
+presses are taken, a new game's PIN, the mDNS name, and starting and stopping cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import socket
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import aiohttp
+import pytest
+
+from assistant.config import Config
+from assistant.games import PrivateRequest
+from assistant.phone import PhoneError, PhoneKeypad, PhoneSettings
+from assistant.phone.access import CLIENT_TRIES
+from assistant.phone.server import IN_FLIGHT_S
+from assistant.session import PrintAnnouncer, Session
+
+RED_CODE = PrivateRequest("red", "Red, enter secret code.", 2, 0, "Red is entering a secret code.")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Game:
+    """What the keypad reads: a request the test sets, and whether the assistant speaks."""
+
+    def __init__(self) -> None:
+        self.request: PrivateRequest | None = None
+        self.speaking = False
+        self.presses: list[str] = []
+
+
+@pytest.fixture
+def game() -> Game:
+    return Game()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def keypad(game: Game, clock: Clock) -> Iterator[PhoneKeypad]:
+    keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0), ("red", "blue", "green", "yellow"),
+                         request=lambda: game.request, busy=lambda: game.speaking, clock=clock)
+    keypad.start(game.presses.append)
+    try:
+        yield keypad
+    finally:
+        keypad.stop()
+    assert not [t for t in threading.enumerate() if t.name == "phone-keypad"]
+
+
+class Phone:
+    """One phone's browser: its own cookies, its socket."""
+
+    def __init__(self, url: str, client: aiohttp.ClientSession) -> None:
+        self.url, self.client = url, client
+        self.socket: aiohttp.ClientWebSocketResponse | None = None
+
+    async def join(self, pin: str, color: str) -> tuple[int, dict[str, Any]]:
+        async with self.client.post(self.url + "/api/join", json={"pin": pin, "color": color}) as response:
+            return response.status, await response.json()
+
+    async def open(self) -> dict[str, Any]:
+        self.socket = await self.client.ws_connect(self.url + "/ws")
+        return await self.next()
+
+    async def next(self) -> dict[str, Any]:
+        assert self.socket is not None
+        message = await asyncio.wait_for(self.socket.receive_json(), 5)
+        assert isinstance(message, dict)
+        return message
+
+    async def until(self, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        for _ in range(20):
+            message = await self.next()
+            if check(message):
+                return message
+        raise AssertionError("never came")
+
+    async def press(self, button: str) -> dict[str, Any]:
+        assert self.socket is not None
+        await self.socket.send_json({"type": "press", "button": button})
+        return await self.until(lambda m: m["type"] in ("refused", "taken"))
+
+
+def run(keypad: PhoneKeypad, scenario: Callable[[Callable[[], Phone]], Awaitable[None]]) -> None:
+    """Run ``scenario`` with a maker of phones (each with its own cookies), closing them after."""
+
+    async def main() -> None:
+        clients: list[aiohttp.ClientSession] = []
+
+        def phone() -> Phone:
+            client = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+            clients.append(client)
+            return Phone(keypad.url, client)
+
+        try:
+            await scenario(phone)
+        finally:
+            for client in clients:
+                await client.close()
+
+    asyncio.run(main())
+
+
+def wrong(keypad: PhoneKeypad) -> str:
+    return "0000" if keypad.pin != "0000" else "1111"
+
+
+def test_the_page_is_served_with_strict_headers(keypad: PhoneKeypad) -> None:
+    async def scenario(phone: Callable[[], Phone]) -> None:
+        client = phone().client
+        async with client.get(keypad.url + "/") as page:
+            assert page.status == 200 and page.content_type == "text/html"
+            assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+            assert page.headers["X-Frame-Options"] == "DENY" and page.headers["Cache-Control"] == "no-store"
+            assert 'id="keys"' in await page.text()
+        for path, kind in (("/app.js", "text/javascript"), ("/style.css", "text/css")):
+            async with client.get(keypad.url + path) as response:
+                assert response.status == 200 and response.content_type == kind
+        async with client.get(keypad.url + "/config.yaml") as response:
+            assert response.status == 404
+        async with client.get(keypad.url + "/api/hello") as response:
+            assert await response.json() == {"colors": ["red", "blue", "green", "yellow"], "phone": None}
+
+    run(keypad, scenario)
+
+
+def test_joining_gives_a_private_cookie_and_the_page_knows_its_phone(keypad: PhoneKeypad) -> None:
+    async def scenario(phone: Callable[[], Phone]) -> None:
+        red = phone()
+        async with red.client.post(keypad.url + "/api/join", json={"pin": keypad.pin, "color": "red"}) as response:
+            assert response.status == 200
+            cookie = response.headers["Set-Cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+        async with red.client.get(keypad.url + "/api/hello") as response:
+            assert (await response.json())["phone"] == {"color": "red", "waiting": False}
+
+    run(keypad, scenario)
+
+
+def test_another_site_cannot_join_or_listen(keypad: PhoneKeypad) -> None:
+    async def scenario(phone: Callable[[], Phone]) -> None:
+        client = phone().client
+        evil = {"Origin": "http://evil.example"}
+        async with client.post(keypad.url + "/api/join", json={"pin": keypad.pin, "color": "red"},
+                               headers=evil) as response:
+            assert response.status == 403
+        async with client.post(keypad.url + "/api/join", data=f"pin={keypad.pin}&color=red",
+                               headers={"Content-Type": "application/x-www-form-urlencoded"}) as response:
+            assert response.status == 415  # a form another site could post without asking
+        async with client.post(keypad.url + "/api/join", json={"pin": keypad.pin}) as response:
+            assert response.status == 400 and (await response.json())["reason"] == "Send the PIN and a color."
+        with pytest.raises(aiohttp.WSServerHandshakeError):
+            await client.ws_connect(keypad.url + "/ws", headers=evil)
+        assert keypad.door.phones() == []
+
+    run(keypad, scenario)
+
+
+def test_a_socket_without_a_joined_phone_is_told_to_join(keypad: PhoneKeypad) -> None:
+    async def scenario(phone: Callable[[], Phone]) -> None:
+        stranger = phone()
+        assert await stranger.open() == {"type": "signed_out", "reason": "Join with the PIN BSat1 says."}
+
+    run(keypad, scenario)
+
+
+def test_guessing_the_pin_from_one_phone_is_stopped(keypad: PhoneKeypad) -> None:
+    async def scenario(phone: Callable[[], Phone]) -> None:
+        guesser = phone()
+        for _ in range(CLIENT_TRIES):
+            status, answer = await guesser.join(wrong(keypad), "red")
+            assert status == 403 and answer["reason"].startswith("Wrong PIN")
+        status, answer = await guesser.join(keypad.pin, "red")
+        assert status == 429 and "Too many wrong PINs" in answer["reason"]
+
+    run(keypad, scenario)
+
+
+def test_presses_count_only_from_the_color_asked_and_only_as_many_as_asked(
+        keypad: PhoneKeypad, game: Game, clock: Clock) -> None:
+    async def scenario(phone: Callable[[], Phone]) -> None:
+        red, blue = phone(), phone()
+        assert (await red.join(keypad.pin, "red"))[0] == 200
+        assert (await blue.join(keypad.pin, "blue"))[0] == 200
+        assert await red.open() == {"type": "state", "color": "red", "turn": "idle",
+                                    "text": "Nothing to enter now. Listen to BSat1."}
+        await blue.open()
+        assert (await red.press("1"))["reason"].startswith("Not now")
+        game.request = RED_CODE
+        assert await red.until(lambda m: m["type"] == "state") == {
+            "type": "state", "color": "red", "turn": "yours", "text": "Red, enter secret code.",
+            "presses": 2, "entered": 0}
+        assert await blue.until(lambda m: m["type"] == "state") == {
+            "type": "state", "color": "blue", "turn": "other", "text": "Red is entering a secret code."}
+        assert await blue.press("1") == {"type": "refused",
+                                         "reason": "Not your turn: Red is entering a secret code."}
+        assert (await red.press("7"))["reason"] == "Press 0, 1, 2 or R."
+        game.speaking = True
+        assert (await red.press("1"))["reason"] == "Wait until BSat1 has finished speaking, then press."
+        game.speaking = False
+        assert await red.press("1") == {"type": "taken"}
+        assert (await red.until(lambda m: m["type"] == "state"))["entered"] == 1
+        assert await red.press("2") == {"type": "taken"}
+        # The game has not taken them yet: a third press would land in the next entry.
+        assert (await red.press("0"))["reason"] == "That entry is complete."
+        assert game.presses == ["1", "2"]
+        # Presses the game never saw (pressed as it spoke) are given up after a while.
+        clock.now += IN_FLIGHT_S
+        assert await red.press("0") == {"type": "taken"}
+        assert game.presses == ["1", "2", "0"]
+
+    run(keypad, scenario)
+
+
+def test_the_other_phones_never_see_an_entry(keypad: PhoneKeypad, game: Game) -> None:
+    request = RED_CODE
+    for entered in range(2):
+        request = PrivateRequest("red", request.prompt, 2, entered, request.waiting)
+        for color in ("blue", "green", "yellow"):
+            keypad.door.join(color, keypad.pin, color)
+        for phone in keypad.door.phones():
+            shown = keypad.view(phone.token, request)
+            if phone.color != "red":
+                assert shown == {"type": "state", "color": phone.color, "turn": "other",
+                                 "text": "Red is entering a secret code."}
+        for phone in keypad.door.phones():
+            keypad.door.leave(phone.token)
+
+
+def test_the_table_can_hand_a_taken_color_to_a_second_phone(keypad: PhoneKeypad) -> None:
+    async def scenario(phone: Callable[[], Phone]) -> None:
+        first, second = phone(), phone()
+        await first.join(keypad.pin, "red")
+        await first.open()
+        status, answer = await second.join(keypad.pin, "red")
+        assert status == 200 and answer["waiting"] and "Red is on another phone" in answer["text"]
+        assert (await second.open())["type"] == "waiting"
+        assert (await second.press("1"))["reason"].startswith("Red is on another phone")
+        assert keypad.waiting_colors() == ("red",)
+        assert keypad.hand_over("red")
+        assert await first.until(lambda m: m["type"] == "signed_out") == {
+            "type": "signed_out", "reason": "Another phone took Red, as the table agreed."}
+        assert (await second.until(lambda m: m["type"] == "state"))["color"] == "red"
+        assert not keypad.hand_over("red")
+
+    run(keypad, scenario)
+
+
+def test_a_phone_that_leaves_gives_its_color_to_the_phone_waiting(keypad: PhoneKeypad) -> None:
+    async def scenario(phone: Callable[[], Phone]) -> None:
+        first, second = phone(), phone()
+        await first.join(keypad.pin, "red")
+        await second.join(keypad.pin, "red")
+        assert (await second.open())["type"] == "waiting"
+        async with first.client.post(keypad.url + "/api/leave", json={}) as response:
+            assert response.status == 200
+        assert (await second.until(lambda m: m["type"] == "state"))["color"] == "red"
+        assert (await first.open())["type"] == "signed_out"
+
+    run(keypad, scenario)
+
+
+def test_a_new_game_has_a_new_pin_and_the_phones_stay(tmp_path: Any) -> None:
+    said: list[str] = []
+    session = Session.new("omega-virus", 3, {}, PrintAnnouncer(said.append), None)
+    keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0))
+    keypad.follow(session)
+    keypad.start(lambda button: None)
+    try:
+        session.start()
+        session.hear("skill zero")
+        old = keypad.pin
+
+        async def scenario(phone: Callable[[], Phone]) -> None:
+            red = phone()
+            await red.join(old, "red")
+            assert (await red.open())["text"] == "Red, enter secret code."
+            session.hear("new game")
+            session.hear("yes")
+            assert (await red.until(lambda m: m["type"] == "state"))["turn"] == "idle"  # "Enter skill."
+            for _ in range(50):
+                if keypad.pin != old:
+                    break
+                await asyncio.sleep(0.05)
+            assert keypad.pin != old
+            assert (await phone().join(old, "blue"))[0] == 403
+            assert (await phone().join(keypad.pin, "blue"))[0] == 200
+
+        run(keypad, scenario)
+    finally:
+        keypad.stop()
+
+
+def test_bsat1_says_the_address_and_pin_and_the_terminal_shows_a_qr_code(keypad: PhoneKeypad) -> None:
+    assert keypad.announcement() == f"Phone keypad: open http://127.0.0.1:{keypad.port} and enter PIN " \
+        f"{' '.join(keypad.pin)}."
+    out = io.StringIO()
+    keypad.show(out)
+    text = out.getvalue()
+    assert text.startswith(f"phone keypad: http://127.0.0.1:{keypad.port}  PIN {keypad.pin}\n")
+    assert len(text.splitlines()) > 10 and "\u2588" in text  # the code's blocks
+
+
+def test_a_taken_port_is_a_clear_error_and_start_stop_start_keeps_the_game(game: Game) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=port), ("red",))
+        with pytest.raises(PhoneError, match=f"cannot listen on 127.0.0.1:{port}.*phone.port"):
+            keypad.start(game.presses.append)
+    keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0), ("red",))
+    keypad.start(lambda button: None)  # as the live start checks the keypad opens
+    keypad.stop()
+    pin, phone = keypad.pin, keypad.door.join("a", keypad.pin, "red")
+    keypad.start(game.presses.append)
+    try:
+        assert keypad.pin == pin and keypad.door.phone(phone.token) is phone
+    finally:
+        keypad.stop()
+    assert not [t for t in threading.enumerate() if t.name == "phone-keypad"]
+
+
+def test_the_phone_settings_come_from_config_yaml() -> None:
+    config = Config.from_text("phone:\n  bind: all\n  port: 9000\n  mdns: true\n")
+    assert PhoneSettings.from_config(config) == PhoneSettings("all", 9000, True)
+    bad = Config.from_text("phone:\n  port: 70000\n")
+    assert PhoneSettings.from_config(bad).port == 8470 and bad.problems
+    assert PhoneSettings.from_config(Config()) == PhoneSettings("", 8470, False)
+
+
+def test_the_mdns_name_is_announced_while_the_keypad_runs() -> None:
+    from zeroconf import Zeroconf
+
+    keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0, mdns=True), ("red",))
+    keypad.start(lambda button: None)
+    try:
+        out = io.StringIO()
+        keypad.show(out)
+        assert f"http://omega.local:{keypad.port}" in out.getvalue()
+        browser = Zeroconf(interfaces=["127.0.0.1"])
+        try:
+            info = browser.get_service_info("_http._tcp.local.", "Omega Virus keypad._http._tcp.local.", timeout=5000)
+        finally:
+            browser.close()
+        assert info is not None and info.server == "omega.local." and info.port == keypad.port
+        assert info.parsed_addresses() == ["127.0.0.1"]
+    finally:
+        keypad.stop()
