@@ -131,3 +131,9 @@ def test_a_new_pin_keeps_the_phones_in(door: Door) -> None:
         pass
     assert door.phone(phone.token) is phone
     assert refused(door, "b", old).status == 403
+
+
+def test_a_game_without_private_presses_lets_no_phone_in(clock: Clock) -> None:
+    door = Door((), clock)
+    reason = refused(door, "a", door.pin)
+    assert reason.status == 400 and "no phone keypad needed" in str(reason)

@@ -310,6 +310,9 @@ def test_a_new_game_has_a_new_pin_and_the_phones_stay(tmp_path: Any) -> None:
 def test_bsat1_says_the_address_and_pin_and_the_terminal_shows_a_qr_code(keypad: PhoneKeypad) -> None:
     assert keypad.announcement() == f"Phone keypad: open http://127.0.0.1:{keypad.port} and enter PIN " \
         f"{' '.join(keypad.pin)}."
+    port = " ".join(str(keypad.port))
+    assert keypad.spoken_announcement() == f"Phone keypad: on your phone, open 1 2 7 dot 0 dot 0 dot 1, " \
+        f"port {port}, and enter PIN {' '.join(keypad.pin)}."
     out = io.StringIO()
     keypad.show(out)
     text = out.getvalue()

@@ -117,6 +117,8 @@ class Door:
             if not secrets.compare_digest(pin, self.pin):
                 self._fail(client)
                 raise Refused("Wrong PIN. Listen for BSat1's PIN, or say phone keypad to hear it again.")
+            if not self.colors:
+                raise Refused("This game has no private presses: no phone keypad needed.", 400)
             if color not in self.colors:
                 raise Refused(f"Choose a color: {', '.join(self.colors)}.", 400)
             if token is not None and token in self._phones:

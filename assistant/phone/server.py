@@ -144,6 +144,22 @@ class PhoneKeypad:
                     "then say phone keypad.")
         return f"Phone keypad: open {self.url} and enter PIN {' '.join(self.pin)}."
 
+    def spoken_announcement(self) -> str:
+        """The announcement as the voice reads it right: the address digit by digit with "dot"
+        and "port" (a phone's browser takes "192.168.1.20:8470" typed without http://)."""
+        text = self.announcement()
+        host = self.host or self._announced_host()
+        if host is None:
+            return text
+        port = self.port if self.port is not None else self.settings.port
+
+        def spelled(part: str) -> str:
+            return " ".join(part)
+
+        address = " dot ".join(spelled(part) for part in host.split("."))
+        return (f"Phone keypad: on your phone, open {address}, port {spelled(str(port))}, "
+                f"and enter PIN {spelled(self.pin)}.")
+
     def show(self, out: TextIO | None = None) -> None:
         """The address, the PIN and a QR code of the address, for the terminal."""
         out = out or sys.stderr
@@ -452,9 +468,13 @@ class PhoneKeypad:
             await self._update(socket, request)
 
     async def _poll(self) -> None:
+        problem = ""
         while True:
             try:
                 await self._update_all()
+                problem = ""
             except Exception as error:  # keep serving: one bad look at the game must not end it
-                print(f"phone keypad: {error}", file=sys.stderr)
+                if str(error) != problem:
+                    problem = str(error)
+                    print(f"phone keypad: {problem}", file=sys.stderr)
             await asyncio.sleep(POLL_S)
