@@ -7,14 +7,14 @@ approximation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import cache
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from assistant.config import Config
 from assistant.engine import Say, make_rng
 from assistant.games import GameSpec
 from assistant.games.data import GameDataError, read_yaml
+from assistant.games.package import cached_sentences, configured_data, list_outs
 from assistant.games.planets import engine as E
 from assistant.games.planets.engine import PlanetsGame, PlanetsSettings, Segment
 from assistant.sentences import SentenceSet
@@ -29,14 +29,12 @@ def create(seed: int, settings: Mapping[str, Any]) -> PlanetsGame:
     return PlanetsGame(make_rng(seed), PlanetsSettings.from_mapping(settings))
 
 
-@cache
-def sentences() -> SentenceSet:
-    return SentenceSet.load_game(__name__, undo=PlanetsGame.supports_undo)
+sentences: Callable[[], SentenceSet] = cached_sentences(__name__, PlanetsGame.supports_undo)
 
 
 def ship_colors() -> list[str]:
     """The ship colors the sentence templates know, in file order."""
-    return [value.out for value in sentences().lists["ship"]]
+    return list_outs(sentences(), "ship")
 
 
 def load_spinner(path: str | None = None) -> list[list[int | None]]:
@@ -68,12 +66,7 @@ def _steps(value: Any) -> bool:
 
 def settings_from_config(config: Config) -> dict[str, Any]:
     """Settings stored in the journal header: a resumed game keeps its spinner and players."""
-    path = config.get(f"{KEY}.spinner_file", "")
-    try:
-        spinner = load_spinner(path or None)
-    except GameDataError as error:
-        config.problems.append(f"{config.where(f'{KEY}.spinner_file')}: {error}; using the packaged spinner.")
-        spinner = load_spinner()
+    spinner, _ = configured_data(config, f"{KEY}.spinner_file", load_spinner, "spinner")
     return {"players": _players(config), "spinner": spinner}
 
 

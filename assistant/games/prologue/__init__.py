@@ -6,14 +6,14 @@ Card values the rulebook does not print live in ``cards.yaml`` (or a copy named 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import cache
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from assistant.config import Config
 from assistant.engine import Game, Say, make_rng
 from assistant.games import GameSpec
 from assistant.games.data import GameDataError, read_yaml
+from assistant.games.package import cached_sentences, configured_data, list_outs
 from assistant.games.prologue import engine as E
 from assistant.games.prologue.engine import PrologueGame, PrologueSettings
 from assistant.sentences import SentenceSet
@@ -27,14 +27,12 @@ def create(seed: int, settings: Mapping[str, Any]) -> PrologueGame:
     return PrologueGame(make_rng(seed), PrologueSettings.from_mapping(settings))
 
 
-@cache
-def sentences() -> SentenceSet:
-    return SentenceSet.load_game(__name__, undo=PrologueGame.supports_undo)
+sentences: Callable[[], SentenceSet] = cached_sentences(__name__, PrologueGame.supports_undo)
 
 
 def spoken_names() -> set[str]:
     """The one-word names the sentence templates know."""
-    return {value.out for value in sentences().lists["name"]}
+    return set(list_outs(sentences(), "name"))
 
 
 def load_data(path: str | None = None) -> dict[str, Any]:
@@ -69,12 +67,7 @@ def _card_points(value: Any) -> int | None:
 
 def settings_from_config(config: Config) -> dict[str, Any]:
     """Settings stored in the journal header: a resumed game keeps them even if files change."""
-    path = config.get(f"{KEY}.cards_file", "")
-    try:
-        data = load_data(path or None)
-    except GameDataError as error:
-        config.problems.append(f"{config.where(f'{KEY}.cards_file')}: {error}; using the packaged card data.")
-        data = load_data()
+    data, path = configured_data(config, f"{KEY}.cards_file", load_data, "card data")
     bonus = list(PrologueSettings().speed_bonus)
     points: int | None = None
     try:
