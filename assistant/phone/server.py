@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 BUTTONS = ("0", "1", "2", "R")
 COOKIE = "omega_phone"
+#: How long a phone keeps its token (a browser closed and opened again is still joined).
+COOKIE_S = 12 * 3600
 DEFAULT_PORT = 8470
 #: How often the server looks at what the game asks (and tells the phones what changed).
 POLL_S = 0.1
@@ -313,7 +315,7 @@ class PhoneKeypad:
             return self._json({"reason": str(reason)}, reason.status)
         response = self._json({"color": phone.color, "waiting": phone.waiting,
                                "text": self._waiting_text(phone) if phone.waiting else ""})
-        response.set_cookie(COOKIE, phone.token, httponly=True, samesite="Strict", path="/")
+        response.set_cookie(COOKIE, phone.token, httponly=True, samesite="Strict", path="/", max_age=COOKIE_S)
         return response
 
     async def _leave(self, request: web.Request) -> web.Response:
