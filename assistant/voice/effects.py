@@ -13,7 +13,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, dataclass_transform
 
 import numpy as np
 import numpy.typing as npt
@@ -151,12 +151,31 @@ def pitch_shift(audio: Audio, semitones: float, keep_formants: bool = True, size
 
 # --------------------------------------------------------------------------- effects
 
+#: Every effect by its ``type`` (the lower-case class name), in the order they are defined.
+EFFECTS: dict[str, type[Effect]] = {}
 
+
+@dataclass_transform(frozen_default=True)
 @dataclass(frozen=True)
-class Speed:
+class Effect:
+    """What every effect is: a frozen dataclass of its settings, known in ``EFFECTS`` by its
+    lower-case class name, with ``apply(audio, rate)``."""
+
+    type: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.type = cls.__name__.lower()
+        dataclass(frozen=True)(cls)
+        EFFECTS[cls.type] = cls
+
+    def apply(self, audio: Audio, rate: int) -> Audio:
+        raise NotImplementedError
+
+
+class Speed(Effect):
     """Tape-speed change: pitch, formants and length move together (-4 = lower, bigger, slower)."""
 
-    type: ClassVar[str] = "speed"
     semitones: float = 0.0
 
     def apply(self, audio: Audio, rate: int) -> Audio:
@@ -164,11 +183,9 @@ class Speed:
         return resample(audio, int(round(len(audio) / factor)))
 
 
-@dataclass(frozen=True)
-class Pitch:
+class Pitch(Effect):
     """Moves the voice's pitch by ``semitones``, same length; formants stay put unless ``formants``."""
 
-    type: ClassVar[str] = "pitch"
     semitones: float = 0.0
     formants: bool = False
 
@@ -176,15 +193,13 @@ class Pitch:
         return pitch_shift(audio, self.semitones, keep_formants=not self.formants)
 
 
-@dataclass(frozen=True)
-class Layer:
+class Layer(Effect):
     """Mixes in a copy shifted by ``semitones`` with the same timing (-12 = a sub-octave growl).
 
     ``ring`` (Hz, 0 = off) ring-modulates only the copy: the voice on top stays clean and
     the growl underneath turns mechanical.
     """
 
-    type: ClassVar[str] = "layer"
     semitones: float = -12.0
     mix: float = 0.4
     ring: float = 0.0
@@ -196,17 +211,13 @@ class Layer:
         return as_audio(audio + self.mix * copy)
 
 
-@dataclass(frozen=True)
-class Robot:
+class Robot(Effect):
     """Phase-zeroing robotization: a monotone buzz at ``pitch_hz`` carrying the words."""
 
-    type: ClassVar[str] = "robot"
     pitch_hz: float = 140.0
     mix: float = 1.0
 
     def apply(self, audio: Audio, rate: int) -> Audio:
-        if len(audio) == 0:
-            return as_audio(audio)
         hop = max(16, int(round(rate / self.pitch_hz)))
         size = 1 << int(math.ceil(math.log2(max(4 * hop, int(rate * 0.04)))))
         frames, half = _frames(audio, size, hop)
@@ -217,11 +228,9 @@ class Robot:
         return as_audio((1 - self.mix) * audio + self.mix * robot)
 
 
-@dataclass(frozen=True)
-class Ring:
+class Ring(Effect):
     """Ring modulation by a sine: 30-50 Hz gives the classic sinister machine."""
 
-    type: ClassVar[str] = "ring"
     frequency: float = 30.0
     mix: float = 0.5
 
@@ -231,8 +240,7 @@ class Ring:
         return as_audio(audio * ((1 - self.mix) + self.mix * carrier))
 
 
-@dataclass(frozen=True)
-class Crush:
+class Crush(Effect):
     """Bit-crush to ``bits`` and sample-and-hold every ``hold`` samples: a cheap 1990s sampler.
 
     Quantization is mu-law (``linear: false``), as in 8-bit telephone audio: the grain is
@@ -240,7 +248,6 @@ class Crush:
     harder.
     """
 
-    type: ClassVar[str] = "crush"
     bits: int = 8
     hold: int = 1
     linear: bool = False
@@ -264,11 +271,9 @@ class Crush:
         return as_audio(out)
 
 
-@dataclass(frozen=True)
-class Band:
+class Band(Effect):
     """Keeps ``low``-``high`` Hz (soft edges): thin radio or telephone sound."""
 
-    type: ClassVar[str] = "band"
     low: float = 300.0
     high: float = 4000.0
 
@@ -291,11 +296,9 @@ def _soft_step(x: npt.NDArray[np.float64], start: float, end: float) -> npt.NDAr
     return np.asarray(0.5 - 0.5 * np.cos(np.pi * t))
 
 
-@dataclass(frozen=True)
-class Echo:
+class Echo(Effect):
     """Repeats after ``delay`` seconds, each ``feedback`` times quieter; adds a tail."""
 
-    type: ClassVar[str] = "echo"
     delay: float = 0.12
     feedback: float = 0.35
     mix: float = 0.4
@@ -310,11 +313,9 @@ class Echo:
         return out
 
 
-@dataclass(frozen=True)
-class Drive:
+class Drive(Effect):
     """Soft saturation (tanh): grit without clipping."""
 
-    type: ClassVar[str] = "drive"
     amount: float = 2.0
 
     def apply(self, audio: Audio, rate: int) -> Audio:
@@ -324,15 +325,13 @@ class Drive:
         return as_audio(np.tanh(self.amount * audio / peak) / math.tanh(self.amount) * peak)
 
 
-@dataclass(frozen=True)
-class Compress:
+class Compress(Effect):
     """Evens out loudness: parts above ``threshold`` dB (re the peak) are turned down by ``ratio``.
 
     After the chain's final levelling this lifts quiet syllables (the last word of a sentence,
     which Piper lets fall away) for a noisy table.
     """
 
-    type: ClassVar[str] = "compress"
     threshold: float = -24.0
     ratio: float = 3.0
 
@@ -353,11 +352,9 @@ class Compress:
         return as_audio(audio * gain)
 
 
-@dataclass(frozen=True)
-class Tremolo:
+class Tremolo(Effect):
     """Amplitude wobble at ``frequency`` Hz."""
 
-    type: ClassVar[str] = "tremolo"
     frequency: float = 8.0
     depth: float = 0.3
 
@@ -366,15 +363,13 @@ class Tremolo:
         return as_audio(audio * (1 - self.depth * (0.5 + 0.5 * np.sin(2 * np.pi * self.frequency * t))))
 
 
-@dataclass(frozen=True)
-class Glitch:
+class Glitch(Effect):
     """Live failures: stutters (a short grain repeated, nothing removed) and digital bursts.
 
     ``rate`` events per second of speech when calm, rising to ``urgent_rate`` as urgency
     goes from 0 to 1 (for BSat1: time running out). Applied at playback, never cached.
     """
 
-    type: ClassVar[str] = "glitch"
     rate: float = 0.2
     urgent_rate: float = 1.5
     grain: float = 0.05
@@ -422,10 +417,6 @@ def _frame_rms(audio: Audio, size: int) -> npt.NDArray[np.float64]:
     return np.asarray(np.sqrt(np.mean(frames * frames, axis=1)))
 
 
-Effect = Speed | Pitch | Layer | Robot | Ring | Crush | Band | Echo | Drive | Compress | Tremolo | Glitch
-EFFECTS: dict[str, type[Any]] = {
-    cls.type: cls for cls in (Speed, Pitch, Layer, Robot, Ring, Crush, Band, Echo, Drive, Compress, Tremolo, Glitch)
-}
 #: Limits per parameter: (minimum, maximum). Everything else is rejected by ``parse_effect``.
 LIMITS: dict[str, tuple[float, float]] = {
     "semitones": (-24, 24), "mix": (0, 1), "pitch_hz": (40, 400), "frequency": (0.1, 2000),
