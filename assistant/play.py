@@ -1,57 +1,74 @@
-"""``assistant play GAME``: start or resume a game and run it by text (or voice)."""
+"""``assistant play [GAME]``: the spoken menu, or a game started or resumed, by text (or voice)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from assistant import textplay
+from assistant.box import Box, Games, Power, greet
 from assistant.config import Config, state_dir
-from assistant.games import game_module
+from assistant.games import game_spec
 from assistant.journal import Journal, find_unfinished, report_to
-from assistant.session import Announcer, PrintAnnouncer, Session
+from assistant.session import Announcer, PrintAnnouncer
+from assistant.volume import LOUDEST, Volume
 
 
 def play(args: argparse.Namespace, config: Config) -> int:
-    module = game_module(args.game)
-    settings = module.settings_from_config(config)
     folder = state_dir(config)
     # The original shut itself off after 2-3 idle minutes and lost the game; this one pauses.
     # With the virtual clock, "wait S" means exactly that time passes, so no idle pause.
     idle = config.get("idle_pause_seconds", 150.0, minimum=0.0) or None
     if args.clock == "virtual":
         idle = None
-    for problem in config.problems:
-        print(f"config: {problem}", file=sys.stderr)
-    config.problems.clear()
+    games = Games(lambda name: settings_for(config, name), folder, args.seed, idle, resume=not args.new)
+    volume = Volume.load(folder, config.get("volume", LOUDEST, minimum=0, maximum=LOUDEST))
+    power = Power.from_config(config)
+    _print_problems(config)
     if not args.text:
         from assistant.live.run import run_live
 
-        return run_live(args.game, args.seed, config, settings, folder, idle, args.resume, args.new)
+        return run_live(args.game, config, games, volume, power)
+    settings = games.settings(args.game) if args.game else None  # its problems printed before it starts
     announcer: Announcer = PrintAnnouncer()
     spoken = None
     if args.speak:
         from assistant.voice.announcer import SpokenAnnouncer
 
         announcer = spoken = SpokenAnnouncer.from_config(config, echo=True, game=args.game, settings=settings)
-    unfinished = _unfinished_to_resume(args, folder)
-    if unfinished is not None:
-        session = Session.resume(unfinished, announcer, idle)
-        session.resumed()
+    box = Box(announcer, games, volume, power, menu_after_game=args.game is None,
+              on_volume=None if spoken is None else spoken.set_gain)
+    if args.game is None:
+        box.show_menu()
     else:
-        session = Session.new(args.game, args.seed, settings, announcer, folder, idle)
-        session.start()
+        unfinished = _unfinished_to_resume(args, folder)
+        session = games.make(args.game, announcer, unfinished)
+        box.play(session)
+        greet(session, unfinished is not None, note="")
     if spoken is not None:
-        report_to(session.say)  # a storage problem is spoken too
-        spoken.follow(session)  # BSat1 glitches more as the countdown runs out
+        report_to(box.say)  # a storage problem is spoken too
+        spoken.follow(box)  # BSat1 glitches more as the countdown runs out
     try:
-        return textplay.run(session, sys.stdin, virtual=args.clock == "virtual")
+        return textplay.run(box, sys.stdin, virtual=args.clock == "virtual")
     finally:
         if spoken is not None:
             report_to(None)
             spoken.close()
+
+
+def settings_for(config: Config, game: str) -> dict[str, Any]:
+    """The game's settings from config.yaml; problems with them are printed."""
+    settings = game_spec(game).settings_from_config(config)
+    _print_problems(config)
+    return settings
+
+
+def _print_problems(config: Config) -> None:
+    for problem in config.problems:
+        print(f"config: {problem}", file=sys.stderr)
+    config.problems.clear()
 
 
 def _unfinished_to_resume(args: argparse.Namespace, folder: Path) -> Journal | None:

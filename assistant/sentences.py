@@ -173,7 +173,8 @@ class Intent:
 
 Slots = tuple[tuple[str, str], ...]
 
-#: (package, file) of the sentences every game shares: help, pause, resume, new game, yes, no, undo.
+#: (package, file) of the sentences every game shares: help, pause, resume, new game, yes, no, undo, and
+#: the box's own (main menu, volume, listening, shut down).
 SESSION_SENTENCES = ("assistant", "session_sentences.yaml")
 
 
@@ -233,20 +234,27 @@ class SentenceSet:
         return cls(_read(package, filename), f"{package}/{filename}")
 
     @classmethod
-    def load_game(cls, package: str, undo: bool) -> SentenceSet:
+    def load_game(cls, package: str, undo: bool, filename: str = "sentences.yaml",
+                  session: Iterable[str] | None = None) -> SentenceSet:
         """A game's sentences.yaml with the session's own sentences merged in after it (the
-        game's intents first, so they keep their order; ``undo`` only for games that have it)."""
+        game's intents first, so they keep their order; ``undo`` only for games that have it).
+
+        ``session``: only these of the session's intents (the spoken menu takes a few)."""
         shared = _read(*SESSION_SENTENCES)
+        keep = set(shared["intents"]) if session is None else set(session)
         if not undo:
-            shared["intents"] = {k: v for k, v in shared["intents"].items() if k != "undo"}
-        return cls(merge(_read(package, "sentences.yaml"), shared), f"{package}/sentences.yaml")
+            keep.discard("undo")
+        shared["intents"] = {k: v for k, v in shared["intents"].items() if k in keep}
+        return cls(merge(_read(package, filename), shared), f"{package}/{filename}")
 
     def _parse_list(self, name: str, spec: Any) -> list[ListValue]:
         if isinstance(spec, dict) and "range" in spec:
             lo, hi = int(spec["range"][0]), int(spec["range"][1])
             values = []
             for n in range(lo, hi + 1):
-                forms = [number_words(n), str(n)]
+                # Typed digits: as typed, or as normalize() splits them ("10" -> "one zero").
+                written = " ".join(_ONES[int(d)] for d in str(n)) if self.split_digits else str(n)
+                forms = [number_words(n), written]
                 if n < 0:  # normalize() turns a typed "-2" into "minus 2"
                     forms = [number_words(n), f"minus {-n}", "negative " + number_words(-n), f"negative {-n}"]
                 values.append(ListValue(Alt(tuple(parse_template(f) for f in forms)), str(n)))

@@ -5,7 +5,9 @@ Every input path (typed text, the recognizer, the keypad) arrives here as ``hear
 "say again" for what it does not understand and the rule's reason for what is not
 allowed, handles the few commands every game shares (help, pause, resume, new game,
 undo), journals each accepted input before its answer is announced, and rebuilds a game
-from its journal after a crash.
+from its journal after a crash. The box's own commands (main menu, volume, listening, shut
+down) are in every game's sentences too, but the ``Box`` around the session answers them
+(assistant/box.py); a session on its own does not take them.
 """
 
 from __future__ import annotations
@@ -23,8 +25,12 @@ from assistant.games import GameSpec, all_query_intents, game_spec, spec_of
 from assistant.journal import Journal
 from assistant.sentences import SentenceSet
 
-#: Intents the session answers itself, in every game.
-SESSION_INTENTS = frozenset({"help", "pause", "resume", "new_game", "yes", "no", "undo"})
+#: The box's own commands, in every game's sentences and the menu's, answered by the Box.
+BOX_INTENTS = frozenset({"main_menu", "louder", "quieter", "volume", "stop_listening", "start_listening",
+                         "shut_down"})
+#: Intents every game's sentences have from the session's sentence file (the session answers
+#: all but the box's).
+SESSION_INTENTS = frozenset({"help", "pause", "resume", "new_game", "yes", "no", "undo"}) | BOX_INTENTS
 #: While paused only these are taken.
 PAUSED_INTENTS = frozenset({"help", "resume", "new_game", "yes", "no"})
 #: Seconds of game time gathered before they are written to the journal.
@@ -38,6 +44,13 @@ SESSION_PHRASES = (
     "Start a new game? This one will be lost. Say yes or no.", "Carrying on.", "Undo is not available in this game.",
     "There is nothing to undo.", "Undone.", "I cannot hear you. Check the microphone; the game waits.",
     "I can hear you again.", "If that was not right, say undo. Otherwise, say new game to play again.",
+    # the box's (assistant/box.py), said by the game's first speaker
+    "Go to the main menu? This game is kept. Say yes or no.", "Shut down? Say yes or no.",
+    "Say yes or no.", "I stopped listening, and the game waits. Say start listening to go on.",
+    "Listening again.", "I am listening.", "The volume goes from 0 to 10: say volume five, for example.",
+    "The volume is at its loudest.", "The volume is at its lowest.", "Shutting down. Goodbye.",
+    "Goodbye. The assistant stops; the box stays on, as allow_poweroff is off in the settings.",
+    "I could not power off. Switch the box off at the plug.",
 )
 
 
@@ -45,6 +58,48 @@ class Announcer(Protocol):
     def announce(self, outputs: Sequence[Output]) -> None:
         """Say or show the outputs; returns when they have been spoken."""
         ...
+
+
+class Front(Protocol):
+    """What the players' inputs go to: one game's session, or the box around the menu and games.
+    Typed play and the live loop drive either the same way."""
+
+    @property
+    def announcer(self) -> Announcer: ...
+
+    @property
+    def sentences(self) -> SentenceSet: ...
+
+    @property
+    def paused(self) -> bool:
+        """Waiting for the players to go on (paused, or not listening)."""
+        ...
+
+    @property
+    def finished(self) -> bool: ...
+
+    @property
+    def time_stands_still(self) -> bool:
+        """Game time does not pass now (nothing to play, paused, or the game over)."""
+        ...
+
+    def allowed_intents(self) -> frozenset[str]: ...
+
+    def hear(self, text: str) -> Heard: ...
+
+    def apply(self, command: Command) -> Heard: ...
+
+    def press(self, buttons: Sequence[str]) -> Heard: ...
+
+    def advance(self, seconds: float) -> None: ...
+
+    def next_event_in(self) -> float | None: ...
+
+    def flush_time(self) -> None: ...
+
+    def say(self, text: str) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class PrintAnnouncer:
@@ -66,6 +121,7 @@ class Heard(enum.Enum):
     SESSION = "session"            # help, pause, new game...
     NOT_ALLOWED = "not allowed"    # understood, but a rule forbids it now
     NOT_UNDERSTOOD = "not understood"
+    IGNORED = "ignored"             # not listening: only "start listening" is taken
 
 
 def replay(spec: GameSpec | ModuleType, header: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]
@@ -128,6 +184,8 @@ class Session:
     carry_s: float = 0.0
     last_heard: str = ""
     log: list[str] = field(default_factory=list)
+    #: The box's commands allowed now, set by the Box that holds the session (none on its own).
+    box_commands: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if isinstance(self.spec, ModuleType):
@@ -174,13 +232,15 @@ class Session:
 
     def allowed_intents(self) -> frozenset[str]:
         if self.paused:
-            return PAUSED_INTENTS
-        if self.confirming_new_game:
-            return frozenset({"yes", "no", "help"})
-        session = SESSION_INTENTS - {"yes", "no", "resume"}
-        if not self.spec.supports_undo:
-            session = session - {"undo"}
-        return (self.game.allowed_intents() | session) & frozenset(self.sentences.intents)
+            allowed = PAUSED_INTENTS
+        elif self.confirming_new_game:
+            allowed = frozenset({"yes", "no", "help"})
+        else:
+            session = SESSION_INTENTS - BOX_INTENTS - {"yes", "no", "resume"}
+            if not self.spec.supports_undo:
+                session = session - {"undo"}
+            allowed = self.game.allowed_intents() | session
+        return (allowed | self.box_commands) & frozenset(self.sentences.intents)
 
     def interpret(self, text: str) -> Command | None:
         """The command meant by ``text``, preferring one allowed now; None if not understood."""
@@ -234,12 +294,17 @@ class Session:
         self.say(f"Say again?{hint}")
 
     def _examples(self, intents: frozenset[str]) -> list[str]:
-        """What "what can I say" offers for these intents, in the game's words of the moment."""
-        examples = (self.spec.help_example(self.game, text) for text in self.sentences.help_for(intents))
+        """What "what can I say" offers for these intents, in the game's words of the moment (the
+        game's and the session's: the box's own commands are told by the menu's help)."""
+        examples = (self.spec.help_example(self.game, text)
+                    for text in self.sentences.help_for(intents - BOX_INTENTS))
         return [text for text in examples if text]
 
     def _session_command(self, command: Command) -> Heard:
         intent = command.intent
+        if intent in BOX_INTENTS:  # only the Box around a session takes these
+            self._say_again()
+            return Heard.NOT_UNDERSTOOD
         if intent == "help":
             examples = self._examples(self.allowed_intents())
             self.say("You can say: " + ", ".join(examples) + ".")
@@ -359,6 +424,10 @@ class Session:
         if self.paused:
             return None
         return self.game.next_event_in()
+
+    @property
+    def time_stands_still(self) -> bool:
+        return self.paused or self.game.is_over()
 
     def urgency(self) -> float:
         """How urgent the game is now, 0 to 1 (the announcer's BSat1 glitches more)."""

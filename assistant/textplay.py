@@ -4,6 +4,9 @@
     press B [B ...]  private keypad presses (0 1 2 R)
     wait S           let S seconds of game time pass (with --clock virtual)
 
+Input goes to one game's session, or to the box around the spoken menu and the games
+(assistant/box.py): the same lines work for both.
+
 Lines starting with # and blank lines are skipped. End of input ends cleanly.
 """
 
@@ -15,7 +18,7 @@ import threading
 import time
 from typing import TextIO
 
-from assistant.session import Session
+from assistant.session import Front
 
 BUTTONS = {"0", "1", "2", "R"}
 #: The longest ``wait`` taken: a day of game time, longer than any game lasts.
@@ -40,7 +43,7 @@ def parse_press(rest: str) -> list[str] | None:
     return flat if all(b in BUTTONS for b in flat) else None
 
 
-def handle_line(session: Session, line: str, virtual: bool) -> None:
+def handle_line(session: Front, line: str, virtual: bool) -> None:
     line = line.strip()
     if not line or line.startswith("#"):
         return
@@ -68,10 +71,10 @@ def handle_line(session: Session, line: str, virtual: bool) -> None:
         session.hear(line)
 
 
-def step_through(session: Session, seconds: float) -> None:
+def step_through(session: Front, seconds: float) -> None:
     """Advance in steps so that timed events happen at their moment, in order."""
     left = seconds
-    while left > 1e-9 and not session.game.is_over() and not session.paused:
+    while left > 1e-9 and not session.time_stands_still:
         step = left
         due = session.next_event_in()
         if due is not None and 0 < due < step:
@@ -80,7 +83,7 @@ def step_through(session: Session, seconds: float) -> None:
         left -= step
 
 
-def run(session: Session, stream: TextIO = sys.stdin, virtual: bool = True) -> int:
+def run(session: Front, stream: TextIO = sys.stdin, virtual: bool = True) -> int:
     if virtual or not _selectable(stream):
         for line in stream:
             handle_line(session, line, virtual)
@@ -100,7 +103,7 @@ def _selectable(stream: TextIO) -> bool:
     return True
 
 
-def _run_real_clock(session: Session, stream: TextIO) -> None:
+def _run_real_clock(session: Front, stream: TextIO) -> None:
     """Game time runs while waiting for the next line. A reader thread takes the lines as they
     come (several may arrive at once, e.g. pasted or piped: each is handled at once, in order);
     the time spent answering a line does not count, as the clock stops while the game talks."""

@@ -12,6 +12,10 @@ Push-to-talk (``listen: push-to-talk``): the microphone is dropped like the assi
 voice unless a talk key opened it. A press, when the assistant is quiet, plays a short cue and
 listens for one utterance: until the recognizer ends one that had words, or ``talk_seconds``
 pass; then it is closed again, so table talk between presses is never heard at all.
+
+The loop drives a ``Front``: one game's session, or the box that holds the spoken menu and the
+games. When what it holds changes (the menu, another game), ``ear_for`` gives an ear for the
+new sentences. ``on_state`` hears each change of state, one of ``STATES``, for a status light.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -28,7 +32,8 @@ from assistant.hearing.events import NotRecognized, Partial, Transcript
 from assistant.hearing.recognizer import Ear
 from assistant.live.keypad import TALK, Keypad
 from assistant.live.microphone import Block, MicrophoneError
-from assistant.session import Session
+from assistant.sentences import SentenceSet
+from assistant.session import Front
 
 
 class Mic(Protocol):
@@ -52,6 +57,11 @@ class Speaking(Protocol):
 
 
 LISTEN_MODES = ("always", "push-to-talk")
+#: What ``on_state`` is told: listening; speaking; paused (stopped listening, or the game
+#: paused); problem (the microphone or the speaker is not working).
+STATES = ("listening", "speaking", "paused", "problem")
+#: How often the state is looked at for ``on_state`` (the assistant may be speaking meanwhile).
+STATE_POLL_SECONDS = 0.05
 #: Played when a talk press opens the microphone (one of the announcer's sounds).
 TALK_CUE = Sound("beep")
 #: After the cue, the microphone is dropped this long (not ``mute_tail_seconds``): a player
@@ -85,7 +95,7 @@ class Press:
 
 @dataclass
 class LiveLoop:
-    session: Session
+    session: Front
     ear: Ear
     mic: Mic
     speaking: Speaking
@@ -97,6 +107,10 @@ class LiveLoop:
     #: Called before retrying a microphone that failed (hands-free play closes the speaker
     #: and has PortAudio list the devices again, so a microphone plugged back in is found).
     rescan: Callable[[], None] | None = None
+    #: An ear for other sentences (the menu's, another game's), when what the loop drives changes.
+    ear_for: Callable[[SentenceSet, Iterable[str]], Ear] | None = None
+    #: Told each new state (one of STATES), for a status light; called from a watching thread.
+    on_state: Callable[[str], None] | None = None
     presses: list[Press] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _mic_problem: str = ""
@@ -109,6 +123,7 @@ class LiveLoop:
     _talk_until: float | None = None
     #: When the talk cue ended: speech that ended at another time closes listening.
     _cue_ended_at: float | None = None
+    _state: str | None = None
 
     def _on_press(self, button: str) -> None:
         with self._lock:
@@ -118,7 +133,8 @@ class LiveLoop:
         stop = stop or threading.Event()
         if self.keypad is not None:
             self.keypad.start(self._on_press)
-        self.ear.set_intents(self.session.allowed_intents())
+        self._listen_for()
+        watching = self._watch_state()
         last_tick = time.monotonic()
         try:
             while not stop.is_set() and not self.session.finished:
@@ -135,13 +151,67 @@ class LiveLoop:
                     self._last_block_at = time.monotonic()
                     acted |= self._handle_block(block)
                 if acted:
-                    self.ear.set_intents(self.session.allowed_intents())
+                    self._listen_for()
                     last_tick = time.monotonic()  # speech time is not game time
         finally:
             if self.keypad is not None:
                 self.keypad.stop()
             self.mic.close()
             self.session.close()
+            if watching is not None:
+                done, watcher = watching
+                done.set()
+                watcher.join(timeout=1.0)
+
+    def _listen_for(self) -> None:
+        """Have the ear listen for what is allowed now (in new sentences, if they changed)."""
+        intents = self.session.allowed_intents()
+        if self.ear_for is not None and self.session.sentences is not self.ear.sentences:
+            self.ear.reset()
+            self._dirty = False
+            self.ear = self.ear_for(self.session.sentences, intents)
+        self.ear.set_intents(intents)
+
+    # ----------------------------------------------------------------- state
+
+    def state(self) -> str:
+        """The state now, one of STATES."""
+        if self._mic_problem or getattr(self.speaking, "problem", ""):
+            return "problem"
+        if self.speaking.is_speaking():
+            return "speaking"
+        if self.session.paused:
+            return "paused"
+        return "listening"
+
+    def publish_state(self) -> None:
+        """Tell ``on_state`` the state, if it changed since it was last told."""
+        if self.on_state is None:
+            return
+        state = self.state()
+        if state != self._state:
+            self._state = state
+            try:
+                self.on_state(state)
+            except Exception as error:  # a light that fails must not stop the game
+                self.log(f"status light: {error}")
+
+    def _watch_state(self) -> tuple[threading.Event, threading.Thread] | None:
+        """A thread that publishes the state while the loop runs (the loop itself is busy while the
+        assistant speaks), and the event that stops it."""
+        if self.on_state is None:
+            return None
+        done = threading.Event()
+
+        def watch() -> None:
+            while True:
+                self.publish_state()
+                if done.wait(STATE_POLL_SECONDS):
+                    return
+
+        watcher = threading.Thread(target=watch, name="live-state", daemon=True)
+        watcher.start()
+        return done, watcher
 
     # ----------------------------------------------------------------- devices
 

@@ -1,18 +1,25 @@
-"""``assistant play GAME`` with no flags: hands-free, microphone and keypad in, voices out."""
+"""``assistant play [GAME]`` with no flags: hands-free, microphone and keypad in, voices out.
+
+With no game, the spoken menu asks which; the box (assistant/box.py) holds the menu or the
+game, and the loop gets an ear for the new sentences whenever that changes."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import replace
 
+from assistant.box import Box, Games, Power, greet
 from assistant.config import Config
 from assistant.games import game_spec
-from assistant.journal import find_unfinished, report_to
-from assistant.live.keypad import KeypadError, open_keypad
+from assistant.hearing.recognizer import Ear
+from assistant.journal import report_to
+from assistant.live.keypad import Keypad, KeypadError, open_keypad
 from assistant.live.loop import LISTEN_MODES, LiveLoop, LiveSettings
 from assistant.live.microphone import Microphone
-from assistant.session import Session
+from assistant.menu import menu_phrases
+from assistant.sentences import SentenceSet
+from assistant.volume import Volume
 
 #: Said once after the start (or resume) when ``listen: push-to-talk``.
 PUSH_TO_TALK_HINT = "Press the talk key, then speak."
@@ -31,8 +38,8 @@ def live_settings(config: Config) -> LiveSettings:
     )
 
 
-def run_live(game: str, seed: int | None, config: Config, settings: dict[str, Any], folder: Path,
-             idle: float | None, resume: bool, new: bool) -> int:
+def run_live(game: str | None, config: Config, games: Games, volume: Volume, power: Power) -> int:
+    """Hands-free play of ``game``, or of the spoken menu's choices (``game`` None)."""
     from assistant.hearing import HearingSettings, choose, open_ear, preload_whisper
     from assistant.hearing.vosk_engine import ModelError
     from assistant.voice.announcer import SpokenAnnouncer
@@ -43,13 +50,19 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
     if "whisper" in (choice.engine, choice.second):
         preload_whisper(hearing)  # first, while the process is small: loading it briefly takes twice its size
     loop_settings = live_settings(config)
-    keypad = open_keypad(config)
+    keypad = _working(open_keypad(config))
     if loop_settings.push_to_talk and keypad is not None:
         # Only what is said after a talk press is heard, so table talk cannot reach the ear:
         # no need to doubt commands for sounding unlike themselves, nor to veto them.
         hearing.phone_check = hearing.early_phone_check = 0.0
         hearing.veto = False
-    settings = game_spec(game).live_settings(settings, config, keypad is not None)
+    if loop_settings.push_to_talk and keypad is None:
+        print("listen: push-to-talk needs a keypad to talk with; listening always instead.", file=sys.stderr)
+        loop_settings.listen = "always"
+    text_settings = games.settings_for
+    games = replace(games, settings_for=lambda name: game_spec(name).live_settings(
+        text_settings(name), config, keypad is not None))
+    settings = games.settings(game) if game else None
     for problem in config.problems:
         print(f"config: {problem}", file=sys.stderr)
     config.problems.clear()
@@ -63,44 +76,69 @@ def run_live(game: str, seed: int | None, config: Config, settings: dict[str, An
         rescan_devices()
 
     announcer.keep_trying(loop_settings.retry_seconds, before_reopen=rescan)  # nobody reads a screen
-    unfinished = None if new else find_unfinished(folder, game)
-    if unfinished is not None:
-        session = Session.resume(unfinished, announcer, idle)
-    else:
-        session = Session.new(game, seed, settings, announcer, folder, idle)
-    def warn(message: str) -> None:
-        print(f"hearing: {message}", file=sys.stderr)
+    warned: set[str] = set()
 
-    try:
-        ear = open_ear(hearing, session.sentences, session.allowed_intents(), choice.name, warn=warn)
-    except ModelError as error:
-        warn(f"{error} Using PocketSphinx instead.")
-        ear = open_ear(hearing, session.sentences, session.allowed_intents(), "pocketsphinx", warn=warn)
-    print(f"hearing: {choice.note}", file=sys.stderr, flush=True)
-    if keypad is not None:
+    def warn(message: str) -> None:
+        if message not in warned:  # the same warning again for the next game's ear is no news
+            warned.add(message)
+            print(f"hearing: {message}", file=sys.stderr, flush=True)
+
+    engine = [choice.name]
+
+    def ear_for(sentences: SentenceSet, intents: Iterable[str]) -> Ear:
         try:
-            keypad.start(lambda button: None)
-            keypad.stop()
-        except (KeypadError, OSError) as error:
-            print(f"keypad: {error} Playing without it: secret codes can be spoken, shots are random.",
-                  file=sys.stderr)
-            keypad = None
-    if loop_settings.push_to_talk and keypad is None:
-        print("listen: push-to-talk needs a keypad to talk with; listening always instead.", file=sys.stderr)
-        loop_settings.listen = "always"
-    report_to(session.say)  # "progress is not being saved", spoken as well as printed
-    if unfinished is not None:
-        session.resumed("Say new game to start over.")  # resumed by itself: nobody was asked
+            return open_ear(hearing, sentences, intents, engine[0], warn=warn)
+        except ModelError as error:
+            warn(f"{error} Using PocketSphinx instead.")
+            engine[0] = "pocketsphinx"
+            return open_ear(hearing, sentences, intents, "pocketsphinx", warn=warn)
+
+    def prepare(name: str | None) -> None:
+        if announcer.voices is None or not announcer.voices.settings.render_at_start:
+            return
+        if name is None:
+            announcer.prepare(menu_phrases())
+        elif name != game:  # the first game's phrases are being prepared already
+            announcer.prepare_game(name, games.settings(name), config)
+
+    box = Box(announcer, games, volume, power, menu_after_game=game is None, on_volume=announcer.set_gain,
+              on_switch=prepare)
+    unfinished = None
+    if game is None:
+        box.show_menu(ask=False)
     else:
-        session.start()
+        unfinished = games.unfinished(game)
+        box.play(games.make(game, announcer, unfinished))
+    ear = ear_for(box.sentences, box.allowed_intents())
+    print(f"hearing: {choice.note}", file=sys.stderr, flush=True)
+    report_to(box.say)  # "progress is not being saved", spoken as well as printed
+    if box.session is not None:
+        greet(box.session, unfinished is not None)  # resumed by itself: nobody was asked
+    else:
+        box.held.start()
     if loop_settings.push_to_talk:
-        session.say(PUSH_TO_TALK_HINT)
-    announcer.follow(session)  # BSat1 glitches more as the countdown runs out
-    loop = LiveLoop(session, ear, mic, announcer.speaking, keypad, loop_settings, rescan=rescan)
+        box.say(PUSH_TO_TALK_HINT)
+    announcer.follow(box)  # BSat1 glitches more as the countdown runs out
+    loop = LiveLoop(box, ear, mic, announcer.speaking, keypad, loop_settings, rescan=rescan, ear_for=ear_for)
     try:
         loop.run()
     except KeyboardInterrupt:
         print("Stopped. The game is saved; `assistant play` resumes it.", file=sys.stderr)
     finally:
+        report_to(None)
         announcer.close()
     return 0
+
+
+def _working(keypad: Keypad | None) -> Keypad | None:
+    """The keypad if it can be read (tried once: started and stopped), else None and why."""
+    if keypad is None:
+        return None
+    try:
+        keypad.start(lambda button: None)
+        keypad.stop()
+    except (KeypadError, OSError) as error:
+        print(f"keypad: {error} Playing without it: secret codes can be spoken, shots are random.",
+              file=sys.stderr)
+        return None
+    return keypad

@@ -41,6 +41,8 @@ class SpeakingSignal:
     event: threading.Event = field(default_factory=threading.Event)
     started_at: float = 0.0
     ended_at: float = 0.0
+    #: What is wrong with the speaker while the announcer waits for it ("" when it works).
+    problem: str = ""
 
     def is_speaking(self) -> bool:
         return self.event.is_set()
@@ -105,6 +107,8 @@ class SpokenAnnouncer:
         self.speaking = SpeakingSignal()
         #: How urgent the game is, 0 (calm) to 1 (time nearly out): BSat1 glitches more.
         self.urgency: Callable[[], float] = lambda: 0.0
+        #: What samples are scaled by on their way to the speaker (the box's volume).
+        self.gain = 1.0
         self.last = Timing()
         self._prepare_stop: threading.Event | None = None
         self._reported: set[str] = set()
@@ -193,7 +197,20 @@ class SpokenAnnouncer:
         except Exception as error:
             self._report(f"cannot list the fixed phrases of {game}: {error}")
             return
+        self.prepare(phrases)
+
+    def prepare(self, phrases: Sequence[Say]) -> None:
+        """Render these phrases, where not cached yet, in the background (instead of any that
+        were being rendered: the menu's give way to the game chosen)."""
+        if self.voices is None:
+            return
+        if self._prepare_stop is not None:
+            self._prepare_stop.set()
         _, self._prepare_stop = self.voices.prepare_in_background(phrases)
+
+    def set_gain(self, gain: float) -> None:
+        """Scale what is played from now on (1: as rendered, 0: silent)."""
+        self.gain = max(0.0, float(gain))
 
     def follow(self, session: Urgent) -> None:
         """Take urgency from the session (its game's countdown, as the game's spec reads it)."""
@@ -285,7 +302,7 @@ class SpokenAnnouncer:
                 if timing.first_audio_at is None and index >= 0:
                     timing.first_audio_at = time.monotonic()
                 try:
-                    sink.write(audio, rate)
+                    sink.write(audio if self.gain == 1.0 else audio * np.float32(self.gain), rate)
                 except Exception as error:
                     failed = error
             if sink is not None and failed is None:
@@ -308,6 +325,7 @@ class SpokenAnnouncer:
             self._sink = None
         query, rate = self._device
         problem = str(error) or type(error).__name__
+        self.speaking.problem = problem
         self._report(f"the speaker is not working ({problem}). Check that it is plugged in and switched on; "
                      f"I will try again every {self.retry_seconds:g} s, and the game waits.")
         while not self._stop_waiting.wait(self.retry_seconds):
@@ -321,6 +339,7 @@ class SpokenAnnouncer:
             except Exception:  # still missing or busy: try again
                 continue
             self._open_error = None
+            self.speaking.problem = ""
             self._report("the speaker works again; repeating what was not heard.")
             return True
         return False

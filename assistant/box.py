@@ -1,0 +1,390 @@
+"""The box on the table: what the players talk to, around whatever is playing.
+
+A ``Box`` holds the spoken menu or one game's session and answers the commands that belong
+to the box rather than to a game, in every game and in the menu:
+
+    main menu / switch game   confirmed; the game is kept (its journal stays unfinished) and
+                              saying its name in the menu goes on with it
+    louder, quieter, volume N 0 to 10, kept in the state folder across restarts
+    stop / start listening    while stopped, only "start listening" is taken; the game waits
+    shut down                 confirmed; powers the machine off only with allow_poweroff
+
+Everything else goes to the menu or the session. Typed play (assistant/textplay.py) and
+hands-free play (assistant/live/loop.py) drive a box exactly as they drive a session.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assistant.engine import Command
+from assistant.journal import Journal, find_unfinished
+from assistant.menu import Menu
+from assistant.sentences import SentenceSet
+from assistant.session import BOX_INTENTS, Announcer, Heard, Session
+from assistant.volume import LOUDEST, Volume
+
+if TYPE_CHECKING:
+    from assistant.config import Config
+
+Settings = dict[str, Any]
+#: The box's commands while it listens ("start listening" only makes sense when it does not).
+LISTENING_COMMANDS = BOX_INTENTS - {"start_listening"}
+DEFAULT_POWEROFF = "systemctl poweroff"
+#: Said after "Game resumed." when a game is resumed without asking (by name, or hands-free).
+RESUME_NOTE = "Say new game to start over."
+
+
+def run_command(command: Sequence[str]) -> str:
+    """Run ``command``; why it failed, or "" when it worked."""
+    try:
+        done = subprocess.run(list(command), capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return str(error)
+    if done.returncode != 0:
+        return (done.stderr or done.stdout).strip() or f"{command[0]} exited with {done.returncode}"
+    return ""
+
+
+@dataclass
+class Power:
+    """What "shut down" does after the goodbye: power the machine off, only when allowed."""
+
+    allowed: bool = False
+    command: tuple[str, ...] = tuple(shlex.split(DEFAULT_POWEROFF))
+    #: Runs the command and says why it failed ("" when it worked); tests give their own.
+    run: Callable[[Sequence[str]], str] = run_command
+
+    @classmethod
+    def from_config(cls, config: Config) -> Power:
+        allowed = config.get("allow_poweroff", False)
+        text = config.get("poweroff_command", DEFAULT_POWEROFF)
+        try:
+            command = tuple(shlex.split(text))
+        except ValueError as error:
+            command = ()
+            config.problems.append(f"{config.where('poweroff_command')}: poweroff_command {text!r} "
+                                   f"cannot be read ({error}); using {DEFAULT_POWEROFF!r}.")
+        if not command:
+            command = tuple(shlex.split(DEFAULT_POWEROFF))
+        return cls(allowed, command)
+
+
+@dataclass
+class Games:
+    """How the box starts a game the menu names: its settings, where its journal goes, the seed."""
+
+    settings_for: Callable[[str], Settings]
+    folder: Path | None
+    seed: int | None = None
+    idle: float | None = None
+    #: Go on with the game's unfinished journal, when there is one (False: always a new game).
+    resume: bool = True
+    _settings: dict[str, Settings] = field(default_factory=dict, init=False, repr=False)
+
+    def settings(self, name: str) -> Settings:
+        """The game's settings for a new game (read from the settings once)."""
+        if name not in self._settings:
+            self._settings[name] = self.settings_for(name)
+        return dict(self._settings[name])
+
+    def unfinished(self, name: str) -> Journal | None:
+        """The game's unfinished journal to go on with, if there is one and resuming is on."""
+        return find_unfinished(self.folder, name) if self.folder is not None and self.resume else None
+
+    def make(self, name: str, announcer: Announcer, unfinished: Journal | None) -> Session:
+        """The game called ``name``: resumed from ``unfinished``, or new. Nothing is said yet."""
+        if unfinished is not None:
+            return Session.resume(unfinished, announcer, self.idle)
+        return Session.new(name, self.seed, self.settings(name), announcer, self.folder, self.idle)
+
+    def open(self, name: str, announcer: Announcer) -> Session:
+        """The game called ``name``, resumed if it is unfinished, else new, its first words said."""
+        unfinished = self.unfinished(name)
+        session = self.make(name, announcer, unfinished)
+        greet(session, unfinished is not None)
+        return session
+
+
+def greet(session: Session, resumed: bool, note: str = RESUME_NOTE) -> None:
+    """A game's first words: where things stand after a resume (and ``note``), or its start."""
+    if resumed:
+        session.resumed(note)
+    else:
+        session.start()
+
+
+@dataclass
+class Box:
+    announcer: Announcer
+    games: Games
+    volume: Volume = field(default_factory=Volume)
+    power: Power = field(default_factory=Power)
+    #: After a game that has ended (for good), back to the menu; False: play ends with it.
+    menu_after_game: bool = True
+    #: The new gain (0 to 1) when the volume changes, and once at the start.
+    on_volume: Callable[[float], None] | None = None
+    #: Called before a game (by name) or the menu (None) starts.
+    on_switch: Callable[[str | None], None] | None = None
+    current: Session | Menu | None = None
+    listening: bool = True
+    #: What a yes would do: "main_menu" or "shut_down" (None: nothing asked).
+    confirming: str | None = None
+    shutting_down: bool = False
+    _closed: bool = False
+
+    def __post_init__(self) -> None:
+        if self.volume.problem:
+            print(f"volume: {self.volume.problem}.", file=sys.stderr, flush=True)
+        if self.on_volume is not None:
+            self.on_volume(self.volume.gain)
+
+    # ------------------------------------------------------------------ what is held
+
+    @property
+    def held(self) -> Session | Menu:
+        if self.current is None:
+            raise RuntimeError("the box holds nothing yet: call show_menu() or play()")
+        return self.current
+
+    @property
+    def session(self) -> Session | None:
+        return self.current if isinstance(self.current, Session) else None
+
+    @property
+    def in_menu(self) -> bool:
+        return isinstance(self.current, Menu)
+
+    def show_menu(self, ask: bool = True) -> None:
+        """Hold the menu, and ask its question (``ask`` False: the caller does, with ``held.start()``)."""
+        if self.on_switch is not None:
+            self.on_switch(None)
+        menu = Menu(self.announcer)
+        self._hold(menu)
+        if ask:
+            menu.start()
+
+    def play(self, session: Session) -> None:
+        """Hold a session that was made (and started or resumed) by the caller."""
+        self._hold(session)
+
+    def start_game(self, name: str) -> None:
+        if self.on_switch is not None:
+            self.on_switch(name)
+        self._hold(self.games.open(name, self.announcer))
+
+    def _hold(self, front: Session | Menu) -> None:
+        self.current = front
+        front.box_commands = LISTENING_COMMANDS
+
+    # ------------------------------------------------------------------ the Front protocol
+
+    @property
+    def sentences(self) -> SentenceSet:
+        return self.held.sentences
+
+    @property
+    def paused(self) -> bool:
+        return not self.listening or self.held.paused
+
+    @property
+    def finished(self) -> bool:
+        if self.shutting_down:
+            return True
+        return not self.menu_after_game and isinstance(self.current, Session) and self.current.finished
+
+    @property
+    def time_stands_still(self) -> bool:
+        return not self.listening or self.confirming is not None or self.held.time_stands_still
+
+    def allowed_intents(self) -> frozenset[str]:
+        if not self.listening:
+            allowed = frozenset({"start_listening"})
+        elif self.confirming is not None:
+            allowed = frozenset({"yes", "no", "help"})
+        else:
+            return self.held.allowed_intents()
+        return allowed & frozenset(self.sentences.intents)
+
+    def say(self, text: str) -> None:
+        self.held.say(text)
+
+    def urgency(self) -> float:
+        return self.held.urgency()
+
+    def hear(self, text: str) -> Heard:
+        """Words from a player: the box's own commands, or the menu's or the game's."""
+        found = self.sentences.match_all(text)
+        allowed = self.allowed_intents()
+        command = next((c for c in found if c.intent in allowed), found[0] if found else None)
+        if command is not None and (command.intent in BOX_INTENTS or not self.listening or self.confirming):
+            return self.apply(command)
+        if not self.listening:
+            return Heard.IGNORED
+        if self.confirming is not None:
+            self.say("Say yes or no.")
+            return Heard.NOT_UNDERSTOOD
+        heard = self.held.hear(text)
+        self._after()
+        return heard
+
+    def apply(self, command: Command) -> Heard:
+        intent = command.intent
+        if not self.listening:
+            if intent != "start_listening":
+                return Heard.IGNORED
+            self.listening = True
+            self.say("Listening again.")
+            return Heard.SESSION
+        if self.confirming is not None:
+            return self._answer(intent)
+        if intent in BOX_INTENTS:
+            return self._box_command(command)
+        heard = self.held.apply(command)
+        self._after()
+        return heard
+
+    def press(self, buttons: Sequence[str]) -> Heard:
+        if not self.listening:
+            return Heard.IGNORED
+        if self.confirming is not None:
+            self.say("Say yes or no.")
+            return Heard.NOT_ALLOWED
+        heard = self.held.press(buttons)
+        self._after()
+        return heard
+
+    def advance(self, seconds: float) -> None:
+        if self.time_stands_still:
+            return
+        self.held.advance(seconds)
+        self._after()
+
+    def next_event_in(self) -> float | None:
+        if self.time_stands_still:
+            return None
+        return self.held.next_event_in()
+
+    def flush_time(self) -> None:
+        self.held.flush_time()
+
+    def close(self) -> None:
+        """Close what is held; after a confirmed shut down, power off when allowed."""
+        if self.current is not None:
+            self.current.close()
+        if self._closed:
+            return
+        self._closed = True
+        if self.shutting_down and self.power.allowed:
+            problem = self.power.run(self.power.command)
+            if problem:
+                print(f"shut down: {' '.join(self.power.command)} failed: {problem}", file=sys.stderr, flush=True)
+                self.say("I could not power off. Switch the box off at the plug.")
+
+    # ------------------------------------------------------------------ the box's commands
+
+    def _after(self) -> None:
+        """The menu picked a game: start it. A game ended for good: back to the menu."""
+        if isinstance(self.current, Menu) and self.current.chosen is not None:
+            name = self.current.chosen
+            try:
+                self.start_game(name)
+            except Exception as error:  # a box with no screen stays up: the menu asks again
+                traceback.print_exc()
+                menu = self.current
+                self.say(f"That game cannot start: {error}")
+                if isinstance(menu, Menu):
+                    self._hold(menu)
+                    menu.start()
+        elif self.menu_after_game and isinstance(self.current, Session) and self.current.finished:
+            self.current.close()
+            self.show_menu()
+
+    def _box_command(self, command: Command) -> Heard:
+        intent = command.intent
+        if intent in ("main_menu", "shut_down"):
+            return self._ask(intent)
+        if intent == "stop_listening":
+            self.held.flush_time()
+            self.listening = False
+            self.say("I stopped listening, and the game waits. Say start listening to go on.")
+        elif intent == "start_listening":
+            self.say("I am listening.")
+        elif intent in ("louder", "quieter"):
+            step = 1 if intent == "louder" else -1
+            level = self.volume.level + step
+            if not 0 <= level <= LOUDEST:
+                self.say("The volume is at its loudest." if step > 0 else "The volume is at its lowest.")
+                return Heard.NOT_ALLOWED
+            self._set_volume(level)
+        elif intent == "volume":
+            try:
+                level = int(command.slots.get("level", ""))
+            except ValueError:
+                level = -1
+            if not 0 <= level <= LOUDEST:
+                self.say("The volume goes from 0 to 10: say volume five, for example.")
+                return Heard.NOT_ALLOWED
+            self._set_volume(level)
+        return Heard.SESSION
+
+    def _set_volume(self, level: int) -> None:
+        kept = self.volume.set(level)
+        if self.on_volume is not None:
+            self.on_volume(self.volume.gain)
+        if not kept:
+            print(f"volume: {self.volume.problem}; it is used until the assistant stops.", file=sys.stderr,
+                  flush=True)
+        self.say(f"Volume {level}.")
+
+    def _ask(self, intent: str) -> Heard:
+        if intent == "main_menu":
+            if isinstance(self.current, Menu):
+                self.held.apply(Command("repeat"))
+                return Heard.SESSION
+            if self.held.finished or (self.session is not None and self.session.game.is_over()):
+                self._to_menu()  # nothing to keep: no need to ask
+                return Heard.SESSION
+        session = self.session
+        if session is not None:
+            session.flush_time()
+            session.confirming_new_game = False  # one question at a time: this one
+        self.confirming = intent
+        self.say("Go to the main menu? This game is kept. Say yes or no." if intent == "main_menu"
+                 else "Shut down? Say yes or no.")
+        return Heard.SESSION
+
+    def _answer(self, intent: str) -> Heard:
+        asked = self.confirming
+        if intent == "yes":
+            self.confirming = None
+            if asked == "main_menu":
+                self._to_menu()
+            else:
+                self._shut_down()
+            return Heard.SESSION
+        if intent == "no":
+            self.confirming = None
+            self.say("Carrying on.")
+            return Heard.SESSION
+        self.say("Say yes or no.")
+        return Heard.NOT_ALLOWED if intent != "help" else Heard.SESSION
+
+    def _to_menu(self) -> None:
+        self.held.close()
+        self.show_menu()
+
+    def _shut_down(self) -> None:
+        self.held.close()
+        self.shutting_down = True
+        if self.power.allowed:
+            self.say("Shutting down. Goodbye.")
+        else:
+            self.say("Goodbye. The assistant stops; the box stays on, as allow_poweroff is off in the settings.")

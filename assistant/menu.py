@@ -1,0 +1,155 @@
+"""The spoken menu: which game to play, asked aloud and answered by voice or on the keypad.
+
+    "Which game? The Omega Virus, Prologue, the card battle, or Battle of the Planets."
+
+A game's name plays it (the ``Box`` around the menu resumes its unfinished game, if there is
+one). On the keypad, R names the next game, 1 the one before, 0 plays the game just named,
+and 2 says which key does what. The menu's sentences are data (menu_sentences.yaml, with the
+box's own commands merged in), like a game's, so the recognizers' grammars and the text
+matcher come from the same source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assistant.engine import Command, Say
+from assistant.games import available
+from assistant.sentences import SentenceSet
+from assistant.session import Announcer, Heard
+
+SPEAKER = "NARRATOR"
+#: How the menu says each game's name, in the order it offers them.
+TITLES = {
+    "omega-virus": "The Omega Virus",
+    "prologue": "Prologue",
+    "msx-cards": "the card battle",
+    "planets": "Battle of the Planets",
+}
+#: The menu's own intents; the box's commands come from the session's sentence file.
+MENU_INTENTS = frozenset({"choose_game", "repeat"})
+#: What the menu takes of the session's sentences (the box answers all but help).
+SHARED_INTENTS = ("help", "yes", "no", "main_menu", "louder", "quieter", "volume", "stop_listening",
+                  "start_listening", "shut_down")
+KEYS_HINT = "On the keypad, R names the next game, 1 the one before, and 0 plays it."
+NOTHING_NAMED = "Press R to hear the games' names, then 0 to play the one named."
+
+
+def offered() -> list[str]:
+    """The games the menu offers: those installed that it has a name for, in its order."""
+    present = set(available())
+    return [name for name in TITLES if name in present]
+
+
+def question(games: Sequence[str]) -> str:
+    titles = [TITLES[name] for name in games]
+    if len(titles) > 1:
+        titles[-1] = "or " + titles[-1]
+    return "Which game? " + (", " if len(titles) > 2 else " ").join(titles) + "."
+
+
+def menu_sentences(games: Sequence[str]) -> SentenceSet:
+    sentences = SentenceSet.load_game("assistant", undo=False, filename="menu_sentences.yaml",
+                                      session=SHARED_INTENTS)
+    sentences.lists["game"] = [value for value in sentences.lists["game"] if value.out in games]
+    return sentences
+
+
+def menu_phrases(games: Sequence[str] | None = None) -> list[Say]:
+    """Everything the menu says with no live content (for the voice cache)."""
+    games = offered() if games is None else games
+    texts = [question(games), NOTHING_NAMED, _help(games), *(f"{TITLES[name]}." for name in games)]
+    return [Say(SPEAKER, text) for text in texts]
+
+
+def _help(games: Sequence[str]) -> str:
+    return (f"Say a game's name: {', '.join(TITLES[name] for name in games)}. {KEYS_HINT} "
+            "You can also say louder, quieter, volume five, stop listening, or shut down.")
+
+
+@dataclass
+class Menu:
+    """The menu as the box holds it: like a session, with no game and no clock."""
+
+    announcer: Announcer
+    games: list[str] = field(default_factory=offered)
+    #: The game picked (by name or keypad); the box then starts it.
+    chosen: str | None = None
+    #: The box's commands allowed now (set by the box).
+    box_commands: frozenset[str] = frozenset()
+    paused: bool = False
+    finished: bool = False
+    time_stands_still: bool = True
+    sentences: SentenceSet = field(init=False)
+    _named: int | None = None
+
+    def __post_init__(self) -> None:
+        self.sentences = menu_sentences(self.games)
+
+    def say(self, text: str) -> None:
+        self.announcer.announce([Say(SPEAKER, text)])
+
+    def start(self) -> None:
+        self.chosen, self._named = None, None
+        self.say(question(self.games))
+
+    def allowed_intents(self) -> frozenset[str]:
+        return (MENU_INTENTS | {"help"} | self.box_commands) & frozenset(self.sentences.intents)
+
+    def hear(self, text: str) -> Heard:
+        allowed = self.allowed_intents()
+        found = self.sentences.match_all(text)
+        command = next((c for c in found if c.intent in allowed), found[0] if found else None)
+        if command is None:
+            self._say_again()
+            return Heard.NOT_UNDERSTOOD
+        return self.apply(command)
+
+    def apply(self, command: Command) -> Heard:
+        if command.intent == "choose_game" and command.slots.get("game") in self.games:
+            self.chosen = command.slots["game"]
+            return Heard.ACCEPTED
+        if command.intent == "repeat":
+            self.say(question(self.games))
+        elif command.intent == "help":
+            self.say(_help(self.games))
+        else:
+            self._say_again()
+            return Heard.NOT_UNDERSTOOD
+        return Heard.SESSION
+
+    def _say_again(self) -> None:
+        self.say("Say again? " + question(self.games))
+
+    def press(self, buttons: Sequence[str]) -> Heard:
+        for button in buttons:
+            if button == "0":
+                if self._named is None:
+                    self.say(NOTHING_NAMED)
+                    return Heard.NOT_ALLOWED
+                self.chosen = self.games[self._named]
+                return Heard.ACCEPTED
+            if button in ("R", "1"):
+                step = 1 if button == "R" else -1
+                start = -1 if step == 1 else 0
+                self._named = ((start if self._named is None else self._named) + step) % len(self.games)
+                self.say(f"{TITLES[self.games[self._named]]}.")
+            else:
+                self.say(KEYS_HINT)
+        return Heard.SESSION
+
+    def advance(self, seconds: float) -> None:
+        pass
+
+    def next_event_in(self) -> float | None:
+        return None
+
+    def flush_time(self) -> None:
+        pass
+
+    def urgency(self) -> float:
+        return 0.0
+
+    def close(self) -> None:
+        pass
