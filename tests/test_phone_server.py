@@ -366,3 +366,50 @@ def test_the_mdns_name_is_announced_while_the_keypad_runs() -> None:
         assert info.parsed_addresses() == ["127.0.0.1"]
     finally:
         keypad.stop()
+
+
+def test_the_live_loop_takes_phone_presses_as_keypad_presses() -> None:
+    """The wiring the live start does: the real loop, words typed into its microphone, the
+    phone keypad as its keypad, following the session and quiet while the assistant speaks."""
+    from assistant.hearing.recognizer import Ear
+    from assistant.hearing.text_engine import TextRecognizer
+    from assistant.live.loop import LiveLoop, LiveSettings
+    from tests.test_live_push_to_talk import FakeMic, Table
+
+    table = Table()
+    session = Session.new("omega-virus", 1, {}, table, None)
+    mic = FakeMic()
+    settings = LiveSettings(mute_tail_seconds=0.1)
+    keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0))
+    keypad.follow(session, busy=lambda: table.speaking.busy(settings.mute_tail_seconds))
+    session.start()
+    ear = Ear(TextRecognizer(), session.sentences, session.allowed_intents())
+    loop = LiveLoop(session, ear, mic, table.speaking, keypad, settings, log=lambda message: None)  # type: ignore[arg-type]
+    stop = threading.Event()
+    runner = threading.Thread(target=loop.run, args=(stop,), name="live-loop")
+    runner.start()
+    try:
+        async def scenario(phone: Callable[[], Phone]) -> None:
+            red = phone()
+            await red.join(keypad.pin, "red")
+            await red.open()
+            await asyncio.sleep(0.3 - table.speaking.quiet_for())  # what is heard in the mute tail is dropped
+            mic.blocks.put(b"skill zero\n")
+            await red.until(lambda m: m.get("text") == "Red, enter secret code.")
+            await asyncio.sleep(0.15)  # presses in the mute tail are refused: BSat1 just spoke
+            for button in "12":
+                assert await red.press(button) == {"type": "taken"}
+            await red.until(lambda m: m.get("text") == "Blue is entering a secret code.")
+
+        for _ in range(100):  # the loop starts the keypad
+            if keypad.port is not None:
+                break
+            threading.Event().wait(0.05)
+        run(keypad, scenario)
+        assert session.game.players["red"].code == "12"  # type: ignore[attr-defined]
+        assert table.lines[-1] == "BSAT1: Blue, enter secret code."
+    finally:
+        stop.set()
+        runner.join(timeout=10)
+    assert not runner.is_alive()
+    assert not [t for t in threading.enumerate() if t.name == "phone-keypad"]
