@@ -59,7 +59,8 @@ def menu_sentences(games: Sequence[str]) -> SentenceSet:
 def menu_phrases(games: Sequence[str] | None = None) -> list[Say]:
     """Everything the menu says with no live content (for the voice cache)."""
     games = offered() if games is None else games
-    texts = [question(games), NOTHING_NAMED, _help(games), *(f"{TITLES[name]}." for name in games)]
+    texts = [question(games), f"Say again? {question(games)}", NOTHING_NAMED, KEYS_HINT, _help(games),
+             *(f"{TITLES[name]}." for name in games)]
     return [Say(SPEAKER, text) for text in texts]
 
 
@@ -120,7 +121,7 @@ class Menu:
         return Heard.SESSION
 
     def _say_again(self) -> None:
-        self.say("Say again? " + question(self.games))
+        self.say(f"Say again? {question(self.games)}")
 
     def press(self, buttons: Sequence[str]) -> Heard:
         for button in buttons:

@@ -162,15 +162,14 @@ def test_not_understood_and_not_allowed_change_nothing(tmp_path: Path) -> None:
 
 
 def test_session_phrases_are_what_the_driver_says() -> None:
-    """Every listed phrase is said word for word by the driver or the live loop (so the voice
-    cache holds real sentences), and the voice cache preparation includes them."""
+    """Every listed phrase is said word for word by the driver, the box or the live loop (so the
+    voice cache holds real sentences), and the voice cache preparation includes them."""
     from assistant import session
     from assistant.config import Config
     from assistant.voice.prepare import game_phrases
 
     root = Path(session.__file__).parent
-    source = (root / "session.py").read_text() + (root / "live" / "run.py").read_text() + \
-        (root / "live" / "loop.py").read_text()
+    source = "".join((root / name).read_text() for name in ("session.py", "box.py", "live/run.py", "live/loop.py"))
     said = source.replace(" {note}\".strip()", "\"")  # resumed() without and with its note
     for phrase in session.SESSION_PHRASES:
         first = phrase.split(". ")[0] if phrase.startswith("Game resumed. Say new") else phrase
