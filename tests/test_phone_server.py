@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import io
+import queue
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 import aiohttp
 import pytest
 
 from assistant.config import Config
+from assistant.engine import Output
 from assistant.games import PrivateRequest
+from assistant.live.microphone import Block
 from assistant.phone import PhoneError, PhoneKeypad, PhoneSettings
 from assistant.phone.access import CLIENT_TRIES
 from assistant.phone.server import IN_FLIGHT_S
@@ -368,17 +372,58 @@ def test_the_mdns_name_is_announced_while_the_keypad_runs() -> None:
         keypad.stop()
 
 
+class Speaker:
+    """The announcer: what the assistant says, with the speaking signal set meanwhile."""
+
+    def __init__(self) -> None:
+        from assistant.voice.announcer import SpeakingSignal
+
+        self.speaking = SpeakingSignal(ended_at=-100.0)
+        self.lines: list[str] = []
+
+    def announce(self, outputs: Sequence[Output]) -> None:
+        if outputs:
+            self.speaking.begin()
+            self.lines += [output.line() for output in outputs]
+            self.speaking.end()
+
+
+class TypingMic:
+    """A microphone whose "audio" is typed words (for the text recognizer): what is put in
+    ``blocks`` comes out of ``read``, and silence otherwise."""
+
+    block_seconds = 0.1
+
+    def __init__(self) -> None:
+        self.blocks: queue.Queue[bytes] = queue.Queue()
+
+    def open(self) -> None: ...
+
+    def read(self, timeout: float) -> Block | None:
+        try:
+            audio = self.blocks.get(timeout=timeout)
+        except queue.Empty:
+            audio = b""
+        return Block(audio, time.monotonic())
+
+    def alive(self) -> bool:
+        return True
+
+    def drain(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 def test_the_live_loop_takes_phone_presses_as_keypad_presses() -> None:
     """The wiring the live start does: the real loop, words typed into its microphone, the
     phone keypad as its keypad, following the session and quiet while the assistant speaks."""
     from assistant.hearing.recognizer import Ear
     from assistant.hearing.text_engine import TextRecognizer
     from assistant.live.loop import LiveLoop, LiveSettings
-    from tests.test_live_push_to_talk import FakeMic, Table
 
-    table = Table()
+    table = Speaker()
     session = Session.new("omega-virus", 1, {}, table, None)
-    mic = FakeMic()
+    mic = TypingMic()
     settings = LiveSettings(mute_tail_seconds=0.1)
     keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0))
     keypad.follow(session, busy=lambda: table.speaking.busy(settings.mute_tail_seconds))

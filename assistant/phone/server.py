@@ -354,7 +354,7 @@ class PhoneKeypad:
             return socket
         self._sockets[socket] = token
         try:
-            await self._update(socket)
+            await self._update(socket, self._look())
             async for message in socket:
                 if message.type == WSMsgType.TEXT:
                     await self._message(socket, token, message.data)
@@ -404,6 +404,10 @@ class PhoneKeypad:
             self._on_press(button)
             return None
 
+    def _look(self) -> PrivateRequest | None:
+        with self._lock:
+            return self._read()
+
     def _read(self) -> PrivateRequest | None:
         """What the game asks now (read from another thread: an error reads as nothing), with
         the presses sent but not yet seen by the game brought up to date."""
@@ -443,12 +447,13 @@ class PhoneKeypad:
         entered = min(request.presses, request.entered + len(self._in_flight))
         return shown | {"turn": "yours", "text": request.prompt, "presses": request.presses, "entered": entered}
 
-    async def _update(self, socket: web.WebSocketResponse, request: PrivateRequest | None = None) -> None:
+    async def _update(self, socket: web.WebSocketResponse, request: PrivateRequest | None) -> None:
+        """Send the phone on ``socket`` what it is shown now, if that changed."""
         token = self._sockets.get(socket)
         if token is None:
             return
         with self._lock:
-            shown = self.view(token, request if request is not None else self._read())
+            shown = self.view(token, request)
         if self._sent.get(socket) == shown:
             return
         self._sent[socket] = shown
@@ -464,8 +469,7 @@ class PhoneKeypad:
         if game != self._game_seen:
             self._game_seen = game
             self.door.renew_pin()
-        with self._lock:
-            request = self._read()
+        request = self._look()
         for socket in list(self._sockets):
             await self._update(socket, request)
 
