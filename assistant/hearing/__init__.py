@@ -48,6 +48,7 @@ class HearingSettings:
     spot: SpotSettings = field(default_factory=SpotSettings)
     veto: bool = True
     confirm_distance: float = 0.6
+    hypotheses: int = 3
 
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:
@@ -86,6 +87,7 @@ class HearingSettings:
             veto=config.get("hearing.whisper.veto", d.veto),
             confirm_distance=config.get("hearing.whisper.confirm_distance", d.confirm_distance, minimum=0.0,
                                         maximum=5.0),
+            hypotheses=config.get("hearing.whisper.hypotheses", d.hypotheses, minimum=1, maximum=5),
         )
 
     @property
@@ -256,7 +258,7 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
     if second is not None:
         try:
             opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings.veto,
-                                    settings.confirm_distance)
+                                    settings.confirm_distance, hypotheses=settings.hypotheses)
         except ModelError as error:
             if not fallback:
                 raise

@@ -8,7 +8,9 @@ and ``to_16k_mono`` mixes down and resamples (band-limited, by FFT).
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +20,42 @@ Int16 = npt.NDArray[np.int16]
 Float = npt.NDArray[np.float64]
 
 _PCM, _FLOAT, _EXTENSIBLE = 1, 3, 0xFFFE
+
+
+class SpeechEdges:
+    """PocketSphinx's voice-activity endpointer over blocks of any size.
+
+    ``frames(block)`` cuts the audio so far into the endpointer's frames and yields each with
+    whether speech was under way before it and after it. A caller that stops at an edge calls
+    ``hold_rest()``: the frames it did not take wait, with any part-frame, in ``leftover`` for
+    the next block (the next utterance may begin in this one)."""
+
+    def __init__(self) -> None:
+        self.leftover = b""
+        self._rest = b""
+        self.endpointer: Any = None
+        self.restart()
+
+    def restart(self) -> None:
+        """A fresh endpointer (between utterances); ``leftover`` is kept."""
+        from pocketsphinx import Endpointer
+
+        self.endpointer = Endpointer()
+
+    def frames(self, block: bytes) -> Iterator[tuple[bytes, bool, bool]]:
+        data = self.leftover + block
+        size = self.endpointer.frame_bytes
+        usable = len(data) - len(data) % size
+        self.leftover = data[usable:]
+        for i in range(0, usable, size):
+            frame = data[i:i + size]
+            before = bool(self.endpointer.in_speech)
+            self.endpointer.process(frame)
+            self._rest = data[i + size:]
+            yield frame, before, bool(self.endpointer.in_speech)
+
+    def hold_rest(self) -> None:
+        self.leftover = self._rest
 
 
 class AudioError(ValueError):

@@ -28,12 +28,11 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import yaml
 
-from assistant.hearing.audio import as_int16
+from assistant.hearing.audio import SpeechEdges, as_int16
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer
@@ -150,10 +149,9 @@ class PocketSphinxRecognizer(BaseRecognizer):
         self.missing_words: set[str] = set()
         self._started = False
         self._last_partial = ""
-        self._leftover = b""
         self._utterance: list[bytes] = []
         self._background: deque[bytes] = deque()
-        self._endpointer = self._new_endpointer()
+        self._edges = SpeechEdges()
 
     def unknown_words(self, words: Iterable[str]) -> set[str]:
         """Words the pronouncing dictionary lacks (sentences with them cannot be heard)."""
@@ -219,11 +217,6 @@ class PocketSphinxRecognizer(BaseRecognizer):
 
     # ----------------------------------------------------------------- audio
 
-    def _new_endpointer(self) -> Any:
-        from pocketsphinx import Endpointer
-
-        return Endpointer()
-
     def _floor(self, block: bytes) -> bytes:
         """Add a faint noise floor: the acoustic model misreads digital silence (exact zeros)."""
         samples = np.frombuffer(block, dtype=np.int16).astype(np.float64)
@@ -264,26 +257,20 @@ class PocketSphinxRecognizer(BaseRecognizer):
             self.decoder.process_raw(frame)
 
     def accept(self, block: bytes) -> Partial | Transcript | None:
-        data = self._leftover + self._floor(block)
         if not self.endpoint:
-            self._leftover = b""
+            data = self._edges.leftover + self._floor(block)
+            self._edges.leftover = b""
             if not self._started:
                 self._start()
             if data:
                 self._add(data)
             return self._partial()
-        size = self._endpointer.frame_bytes
-        usable = len(data) - len(data) % size
-        self._leftover = data[usable:]
-        for i in range(0, usable, size):
-            frame = data[i:i + size]
-            was_speaking = self._endpointer.in_speech
-            self._endpointer.process(frame)
+        for frame, was_speaking, speaking in self._edges.frames(self._floor(block)):
             self._add(frame)
-            if self._endpointer.in_speech and not self._started:
+            if speaking and not self._started:
                 self._start()
-            elif was_speaking and not self._endpointer.in_speech and self._started:
-                self._leftover = data[i + size:]  # the next utterance may begin in this block
+            elif was_speaking and not speaking and self._started:
+                self._edges.hold_rest()  # the next utterance may begin in this block
                 return self._end()  # the utterance ends with the silence that ended it
         return self._partial() if self._started else None
 
@@ -367,9 +354,9 @@ class PocketSphinxRecognizer(BaseRecognizer):
         return self._doubt(self._utterance_audio(), text, self._said_phones(), self.early_phone_check)
 
     def finish(self) -> Transcript:
-        if self._started and self._leftover:
-            self._add(self._leftover)
-        self._leftover = b""
+        if self._started and self._edges.leftover:
+            self._add(self._edges.leftover)
+        self._edges.leftover = b""
         if not self._started:
             self._background.clear()
             self._boundary()
@@ -381,12 +368,12 @@ class PocketSphinxRecognizer(BaseRecognizer):
             self.decoder.end_utt()
         self._started = False
         self._utterance = []
-        self._leftover = b""
+        self._edges.leftover = b""
         self._background.clear()
         self._boundary()
 
     def _boundary(self) -> None:
         """Between utterances: a fresh endpointer, and the same noise floor every time (so an
         utterance is heard the same whatever came before it)."""
-        self._endpointer = self._new_endpointer()
+        self._edges.restart()
         self._rng = np.random.default_rng(self.seed)

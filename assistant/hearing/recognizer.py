@@ -81,6 +81,8 @@ class BaseRecognizer:
 class Transcriber(Protocol):
     def transcribe(self, audio: bytes, prompt: str = "") -> str: ...
 
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]: ...
+
 
 @dataclass
 class SecondOpinion:
@@ -89,13 +91,19 @@ class SecondOpinion:
     Whisper's command wins when it spots one. Otherwise a first-pass command stands when what
     Whisper wrote is within ``confirm_distance`` of it (Whisper half-heard the same thing), and
     is vetoed when Whisper wrote words far from it (``veto``: table talk the grammar engine
-    forced onto a command)."""
+    forced onto a command).
+
+    Whisper's runners-up (``hypotheses`` > 1, the beam's next best transcripts) speak only
+    beside its best one: a command spotted in a runner-up is taken when the best transcript is
+    within ``confirm_distance`` of it ("explore two near one" beside "explore two zero one"),
+    and a first-pass command stands when any of them spots it or comes that near."""
 
     transcriber: Transcriber
     spotter: Spotter
     veto: bool = True
     confirm_distance: float = 0.6
     max_seconds: float = 15.0
+    hypotheses: int = 3
 
 
 class Ear:
@@ -221,19 +229,25 @@ class Ear:
         audio = b"".join(self._audio)
         if len(audio) < 16_000 * 2 // 5:  # under 0.2 s: nothing to say about
             return first
-        prompt = self._prompt()
-        text = self.second.transcriber.transcribe(audio, prompt)
+        second = self.second
+        texts = second.transcriber.hypotheses(audio, self._prompt(), second.hypotheses) or [""]
+        text = texts[0]
         opinion = self.spot(text)
         if isinstance(opinion, Transcript):
             return opinion
         if isinstance(first, Transcript) and first.command is not None:
-            if not self.second.veto or not self.sentences.words(text):
+            if not second.veto or not self.sentences.words(text):
                 return first  # Whisper heard nothing to speak against it
-            distance = self.second.spotter.distance(text, first.command)
-            if distance <= self.second.confirm_distance:
-                return first  # Whisper half-heard the same command
+            distance = min(second.spotter.distance(t, first.command) for t in texts)
+            if distance <= second.confirm_distance:
+                return first  # Whisper (half-)heard the same command
             return NotRecognized(text, f"vetoed {first.text!r}: Whisper heard {text!r} "
                                        f"({distance:.2f} from it)", first.confidence)
+        for other in texts[1:]:
+            spotted = self.spot(other)
+            if (isinstance(spotted, Transcript) and spotted.command is not None
+                    and second.spotter.distance(text, spotted.command) <= second.confirm_distance):
+                return Transcript(spotted.text, spotted.confidence, text, spotted.command, True)
         if "not allowed now" in opinion.reason or not isinstance(first, NotRecognized):
             return opinion
         return NotRecognized(first.heard or text, f"{first.reason}; Whisper heard {text!r}: {opinion.reason}",

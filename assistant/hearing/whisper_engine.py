@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from assistant.hearing.audio import RATE
+from assistant.hearing.audio import RATE, SpeechEdges
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer
@@ -275,17 +275,13 @@ class WhisperRecognizer(BaseRecognizer):
 
     def __init__(self, transcriber: WhisperTranscriber, prompt_of: Callable[[WordGraph], str] | None = None,
                  pre_roll_s: float = 0.3) -> None:
-        from pocketsphinx import Endpointer
-
         self.transcriber = transcriber
-        self._endpointer_type = Endpointer
-        self._endpointer = Endpointer()
+        self._edges = SpeechEdges()
         self._prompt_of = prompt_of
         self.prompt = ""
         self._pre_roll = int(pre_roll_s * RATE * 2)
         self._before: deque[bytes] = deque()
         self._utterance: list[bytes] = []
-        self._leftover = b""
         self._started = False
 
     def set_grammar(self, graph: WordGraph) -> None:
@@ -295,27 +291,20 @@ class WhisperRecognizer(BaseRecognizer):
         return set()  # Whisper writes any English word
 
     def accept(self, block: bytes) -> Partial | Transcript | None:
-        data = self._leftover + block
-        size = self._endpointer.frame_bytes
-        usable = len(data) - len(data) % size
-        self._leftover = data[usable:]
-        for i in range(0, usable, size):
-            frame = data[i:i + size]
-            was_speaking = self._endpointer.in_speech
-            self._endpointer.process(frame)
+        for frame, was_speaking, speaking in self._edges.frames(block):
             if self._started:
                 self._utterance.append(frame)
             else:
                 self._before.append(frame)
                 while sum(map(len, self._before)) > self._pre_roll:
                     self._before.popleft()
-            if self._endpointer.in_speech and not self._started:
+            if speaking and not self._started:
                 self._started = True
                 self._utterance = list(self._before)
                 self._before.clear()
-            elif self._started and (was_speaking and not self._endpointer.in_speech
+            elif self._started and (was_speaking and not speaking
                                     or sum(map(len, self._utterance)) >= MAX_SECONDS * RATE * 2):
-                self._leftover = data[i + size:]
+                self._edges.hold_rest()
                 return self._end()
         return None
 
@@ -323,7 +312,7 @@ class WhisperRecognizer(BaseRecognizer):
         audio = b"".join(self._utterance)
         self._started = False
         self._utterance = []
-        self._endpointer = self._endpointer_type()
+        self._edges.restart()
         text = self.transcriber.transcribe(audio, self.prompt)
         return Transcript(text, 1.0 if text else 0.0)
 
@@ -331,16 +320,16 @@ class WhisperRecognizer(BaseRecognizer):
         if not self._started:
             self.reset()
             return Transcript("", 0.0)
-        self._utterance.append(self._leftover)
-        self._leftover = b""
+        self._utterance.append(self._edges.leftover)
+        self._edges.leftover = b""
         return self._end()
 
     def reset(self) -> None:
         self._started = False
         self._utterance = []
         self._before.clear()
-        self._leftover = b""
-        self._endpointer = self._endpointer_type()
+        self._edges.leftover = b""
+        self._edges.restart()
 
 
 def install_whisper_model(folder: Path, base_url: str = WHISPER_URL, expected: dict[str, str] | None = None,
