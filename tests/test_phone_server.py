@@ -22,7 +22,7 @@ from assistant.games import PrivateRequest
 from assistant.live.microphone import Block
 from assistant.phone import PhoneError, PhoneKeypad, PhoneSettings
 from assistant.phone.access import CLIENT_TRIES
-from assistant.phone.server import IN_FLIGHT_S
+from assistant.phone.turns import IN_FLIGHT_S
 from assistant.session import PrintAnnouncer, Session
 
 RED_CODE = PrivateRequest("red", "Red, enter secret code.", 2, 0, "Red is entering a secret code.")
@@ -230,21 +230,6 @@ def test_presses_count_only_from_the_color_asked_and_only_as_many_as_asked(
         assert game.presses == ["1", "2", "0"]
 
     run(keypad, scenario)
-
-
-def test_the_other_phones_never_see_an_entry(keypad: PhoneKeypad, game: Game) -> None:
-    request = RED_CODE
-    for entered in range(2):
-        request = PrivateRequest("red", request.prompt, 2, entered, request.waiting)
-        for color in ("blue", "green", "yellow"):
-            keypad.door.join(color, keypad.pin, color)
-        for phone in keypad.door.phones():
-            shown = keypad.view(phone.token, request)
-            if phone.color != "red":
-                assert shown == {"type": "state", "color": phone.color, "turn": "other",
-                                 "text": "Red is entering a secret code."}
-        for phone in keypad.door.phones():
-            keypad.door.leave(phone.token)
 
 
 def test_the_table_can_hand_a_taken_color_to_a_second_phone(keypad: PhoneKeypad) -> None:

@@ -24,24 +24,20 @@ from urllib.parse import urlsplit
 from aiohttp import WSMsgType, web
 
 from assistant.games import PrivateRequest
-from assistant.phone.access import Door, Phone, Refused
+from assistant.phone.access import Door, Refused
 from assistant.phone.network import MDNS_NAME, Mdns, lan_address, print_qr
+from assistant.phone.turns import Turns, title, waiting_text
 
 if TYPE_CHECKING:
     from assistant.config import Config
     from assistant.session import Session
 
-BUTTONS = ("0", "1", "2", "R")
 COOKIE = "omega_phone"
 #: How long a phone keeps its token (a browser closed and opened again is still joined).
 COOKIE_S = 12 * 3600
 DEFAULT_PORT = 8470
 #: How often the server looks at what the game asks (and tells the phones what changed).
 POLL_S = 0.1
-#: A press sent but not seen by the game after this long was lost (pressed as it spoke).
-IN_FLIGHT_S = 3.0
-#: What a phone shows when the game asks nobody for a private entry.
-NOTHING_ASKED = "Nothing to enter now. Listen to BSat1."
 FILES = {"/": ("index.html", "text/html"), "/app.js": ("app.js", "text/javascript"),
          "/style.css": ("style.css", "text/css")}
 HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
@@ -72,10 +68,6 @@ class PhoneSettings:
                    mdns=config.get("phone.mdns", d.mdns))
 
 
-def _title(color: str) -> str:
-    return color.title()
-
-
 class PhoneKeypad:
     """Every player's phone as a private keypad: the Keypad protocol (``start(on_press)``,
     ``stop()``), plus what BSat1 says about it and what the table may decide about it.
@@ -90,9 +82,7 @@ class PhoneKeypad:
                  busy: Callable[[], bool] = lambda: False, clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings or PhoneSettings()
         self.door = Door(colors, clock)
-        self.request = request
-        self.busy = busy
-        self.clock = clock
+        self.turns = Turns(self.door, clock, request, busy)
         self.game_id: Callable[[], object] = lambda: None
         self.host: str | None = None   # the address phones are told
         self.port: int | None = None   # the port bound (settings.port 0: any free one)
@@ -102,12 +92,8 @@ class PhoneKeypad:
         self._stopping: asyncio.Event | None = None
         self._sockets: dict[web.WebSocketResponse, str] = {}   # socket -> its phone's token
         self._sent: dict[web.WebSocketResponse, dict[str, Any]] = {}
-        self._goodbye: dict[str, str] = {}                      # token -> why it was put out
-        self._seen: tuple[object, int] | None = None
-        self._in_flight: list[float] = []
         self._game_seen: object = None
         self._mdns: Mdns | None = None
-        self._lock = threading.Lock()
 
     @classmethod
     def from_config(cls, config: Config) -> PhoneKeypad:
@@ -118,11 +104,11 @@ class PhoneKeypad:
         when it starts a new game; ``busy``: whether the assistant is speaking."""
         spec = session.spec
         self.door.colors = spec.private_colors
-        self.request = lambda: spec.private_request(session.game)
+        self.turns.request = lambda: spec.private_request(session.game)
         self.game_id = lambda: session.seed
         self._game_seen = session.seed
         if busy is not None:
-            self.busy = busy
+            self.turns.busy = busy
 
     # ------------------------------------------------------------------ what BSat1 says
 
@@ -187,7 +173,7 @@ class PhoneKeypad:
         moved = self.door.hand_over(color)
         if moved is None:
             return False
-        self._goodbye[moved[0].token] = f"Another phone took {_title(color)}, as the table agreed."
+        self.turns.goodbye[moved[0].token] = f"Another phone took {title(color)}, as the table agreed."
         return True
 
     # ------------------------------------------------------------------ the Keypad protocol
@@ -314,7 +300,7 @@ class PhoneKeypad:
         except Refused as reason:
             return self._json({"reason": str(reason)}, reason.status)
         response = self._json({"color": phone.color, "waiting": phone.waiting,
-                               "text": self._waiting_text(phone) if phone.waiting else ""})
+                               "text": waiting_text(phone) if phone.waiting else ""})
         response.set_cookie(COOKIE, phone.token, httponly=True, samesite="Strict", path="/", max_age=COOKIE_S)
         return response
 
@@ -325,7 +311,7 @@ class PhoneKeypad:
         token = request.cookies.get(COOKIE)
         if token:
             self.door.leave(token)
-            self._goodbye[token] = "You left. Join again with the PIN."
+            self.turns.goodbye[token] = "You left. Join again with the PIN."
         response = self._json({"left": True})
         response.del_cookie(COOKIE, path="/")
         return response
@@ -354,7 +340,7 @@ class PhoneKeypad:
             return socket
         self._sockets[socket] = token
         try:
-            await self._update(socket, self._look())
+            await self._update(socket, self.turns.look())
             async for message in socket:
                 if message.type == WSMsgType.TEXT:
                     await self._message(socket, token, message.data)
@@ -381,79 +367,16 @@ class PhoneKeypad:
         await self._update_all()
 
     def press(self, token: str, button: str) -> str | None:
-        """Take a press from the phone holding ``token``: None if taken (handed on), or the
-        reason it is refused."""
-        with self._lock:
-            phone = self.door.phone(token)
-            if phone is None:
-                return "This phone is not joined. Join with the PIN."
-            if phone.waiting:
-                return self._waiting_text(phone)
-            if button not in BUTTONS:
-                return "Press 0, 1, 2 or R."
-            request = self._read()
-            if request is None:
-                return "Not now: the game is not asking for a private entry. Listen to BSat1."
-            if request.color != phone.color:
-                return f"Not your turn: {request.waiting or _title(request.color) + ' is entering.'}"
-            if self.busy():
-                return "Wait until BSat1 has finished speaking, then press."
-            if request.presses - request.entered - len(self._in_flight) <= 0:
-                return "That entry is complete."
-            self._in_flight.append(self.clock())
-            self._on_press(button)
-            return None
-
-    def _look(self) -> PrivateRequest | None:
-        with self._lock:
-            return self._read()
-
-    def _read(self) -> PrivateRequest | None:
-        """What the game asks now (read from another thread: an error reads as nothing), with
-        the presses sent but not yet seen by the game brought up to date."""
-        try:
-            request = self.request()
-        except Exception:
-            request = None
-        key = None if request is None else (request.color, request.prompt, request.presses)
-        entered = 0 if request is None else request.entered
-        now = self.clock()
-        if self._seen is None or key != self._seen[0] or entered < self._seen[1]:
-            self._in_flight.clear()   # a new entry: what was sent went into the last one
-        else:
-            del self._in_flight[:entered - self._seen[1]]
-        self._in_flight = [t for t in self._in_flight if now - t < IN_FLIGHT_S]
-        self._seen = (key, entered)
-        return request
-
-    def _waiting_text(self, phone: Phone) -> str:
-        name = _title(phone.color)
-        return (f"{name} is on another phone. That phone can tap Leave, or the table can give {name} "
-                "to this phone.")
-
-    def view(self, token: str, request: PrivateRequest | None) -> dict[str, Any]:
-        """What the phone holding ``token`` is shown now: never anything of another color's entry."""
-        phone = self.door.phone(token)
-        if phone is None:
-            return {"type": "signed_out",
-                    "reason": self._goodbye.get(token, "This phone is no longer joined. Join with the PIN.")}
-        if phone.waiting:
-            return {"type": "waiting", "color": phone.color, "text": self._waiting_text(phone)}
-        shown: dict[str, Any] = {"type": "state", "color": phone.color}
-        if request is None:
-            return shown | {"turn": "idle", "text": NOTHING_ASKED}
-        if request.color != phone.color:
-            return shown | {"turn": "other", "text": request.waiting or f"{_title(request.color)} is entering."}
-        entered = min(request.presses, request.entered + len(self._in_flight))
-        return shown | {"turn": "yours", "text": request.prompt, "presses": request.presses, "entered": entered}
+        """A press from the phone holding ``token``: None if taken (handed to ``on_press``),
+        or the reason it is refused."""
+        return self.turns.press(token, button, self._on_press)
 
     async def _update(self, socket: web.WebSocketResponse, request: PrivateRequest | None) -> None:
         """Send the phone on ``socket`` what it is shown now, if that changed."""
         token = self._sockets.get(socket)
         if token is None:
             return
-        with self._lock:
-            shown = self.view(token, request)
+        shown = self.turns.view(token, request)
         if self._sent.get(socket) == shown:
             return
         self._sent[socket] = shown
@@ -469,7 +392,7 @@ class PhoneKeypad:
         if game != self._game_seen:
             self._game_seen = game
             self.door.renew_pin()
-        request = self._look()
+        request = self.turns.look()
         for socket in list(self._sockets):
             await self._update(socket, request)
 
