@@ -307,3 +307,53 @@ def test_closing_ends_the_wait_for_a_speaker(voices: Voices, monkeypatch: pytest
     threading.Timer(0.3, announcer._stop_waiting.set).start()
     announcer.announce([Say("VIRUS", "Code 2 2.")])
     assert lines == ["VIRUS: Code 2 2."] and len(reports) == 1
+
+
+def test_the_volume_scales_what_is_played(voices: Voices, tmp_path: Path) -> None:
+    """The box's volume reaches the samples: every voice and sound, quieter by its level's gain."""
+    from assistant.box import Box, Games
+    from assistant.volume import Volume, gain
+
+    announcer, sink, lines, reports = make(voices)
+    outputs = [Say("NARRATOR", "Volume test."), Sound("chime")]
+    announcer.announce(outputs)
+    loud = sink.audio()
+    box = Box(announcer, Games(lambda name: {}, None), Volume.load(tmp_path), on_volume=announcer.set_gain)
+    box.show_menu()
+    box.hear("volume five")
+    assert announcer.gain == gain(5)
+    sink.utterances.clear()
+    announcer.announce(outputs)
+    quiet = sink.audio()
+    assert len(quiet) == len(loud) and np.max(np.abs(loud)) > 0.1
+    assert np.allclose(quiet, loud * gain(5), atol=1e-6)
+    box.hear("volume zero")
+    sink.utterances.clear()
+    announcer.announce(outputs)
+    assert not np.any(sink.audio())
+    # a new box (a restart) takes the kept level at once
+    announcer.set_gain(1.0)
+    Box(announcer, Games(lambda name: {}, None), Volume.load(tmp_path), on_volume=announcer.set_gain)
+    assert announcer.gain == 0.0
+
+
+def test_the_speaker_problem_is_on_the_speaking_signal_while_it_is_waited_for(
+        voices: Voices, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(the live loop's status light shows "problem" meanwhile)"""
+    announcer, broken, lines, reports = make(voices, fail_after=0)
+    announcer._device = ("usb speaker", 22050)
+    seen: list[str] = []
+    tries: list[int] = []
+
+    def reopen(query: str, rate: int, problems: list[str] | None = None) -> MemorySink:
+        tries.append(1)
+        if len(tries) < 2:
+            raise AudioUnavailable("no audio output device found.")
+        return MemorySink(22050)
+
+    monkeypatch.setattr(DeviceSink, "open", staticmethod(reopen))
+    announcer.keep_trying(0.01, before_reopen=lambda: seen.append(announcer.speaking.problem))
+    assert announcer.speaking.problem == ""
+    announcer.announce([Say("VIRUS", "Code 0 1.")])
+    assert seen == ["device unplugged", "device unplugged"]
+    assert announcer.speaking.problem == ""
