@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from aiohttp import WSMsgType, web
 
 from assistant.games import PrivateRequest
+from assistant.live.keypad import KeypadError
 from assistant.phone.access import Door, Refused
 from assistant.phone.network import MDNS_NAME, Mdns, lan_address, print_qr
 from assistant.phone.turns import Turns, title, waiting_text
@@ -45,8 +46,8 @@ HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Pol
            "Content-Security-Policy": "default-src 'self'; connect-src 'self'; frame-ancestors 'none'"}
 
 
-class PhoneError(RuntimeError):
-    """The server cannot start; the message says what to do."""
+class PhoneError(KeypadError):
+    """The server cannot start; the message says what to do (a KeypadError, as any keypad's)."""
 
 
 @dataclass(frozen=True)
