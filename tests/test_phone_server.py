@@ -19,6 +19,7 @@ import pytest
 from assistant.config import Config
 from assistant.engine import Output
 from assistant.games import PrivateRequest
+from assistant.live.keypad import KeypadError
 from assistant.live.microphone import Block
 from assistant.phone import PhoneError, PhoneKeypad, PhoneSettings
 from assistant.phone.access import CLIENT_TRIES
@@ -315,8 +316,9 @@ def test_a_taken_port_is_a_clear_error_and_start_stop_start_keeps_the_game(game:
         taken.listen()
         port = taken.getsockname()[1]
         keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=port), ("red",))
-        with pytest.raises(PhoneError, match=f"cannot listen on 127.0.0.1:{port}.*phone.port"):
+        with pytest.raises(PhoneError, match=f"cannot listen on 127.0.0.1:{port}.*phone.port") as error:
             keypad.start(game.presses.append)
+        assert isinstance(error.value, KeypadError)  # what the live start catches for any keypad
     keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0), ("red",))
     keypad.start(lambda button: None)  # as the live start checks the keypad opens
     keypad.stop()
