@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -165,13 +166,16 @@ def _quietly(make: Callable[[], Any]) -> Any:
 @dataclass
 class GpioKeypad:
     """The four Command Center buttons (and the talk button) on GPIO pins: a press is
-    ``on_press("0")`` ... ``on_press("R")``, or ``on_press(TALK)``."""
+    ``on_press("0")`` ... ``on_press("R")``, or ``on_press(TALK)``. A button that closes
+    again within ``bounce_seconds`` of its last press is its contact bouncing, not a press
+    (debounced here, on the first edge, so a press is never delayed)."""
 
     pins: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_PINS))
     talk: int | None = None
     pull_up: bool = True
     bounce_seconds: float = 0.05
     _devices: list[Any] = field(default_factory=list)
+    _last: dict[str, float] = field(default_factory=dict)
 
     def start(self, on_press: Callable[[str], None]) -> None:
         from gpiozero import Button
@@ -179,13 +183,24 @@ class GpioKeypad:
         wiring = [*self.pins.items(), *([(TALK, self.talk)] if self.talk is not None else [])]
         try:
             for button, pin in wiring:
-                device = _quietly(functools.partial(Button, pin, pull_up=self.pull_up,
-                                                    bounce_time=self.bounce_seconds or None))
-                device.when_pressed = functools.partial(on_press, button)
+                device = _quietly(functools.partial(Button, pin, pull_up=self.pull_up, bounce_time=None))
+                device.when_pressed = self._pressed(on_press, button)
                 self._devices.append(device)
         except _gpio_errors() as error:
             self.stop()
             raise KeypadError(no_gpio_message(error)) from error
+
+    def _pressed(self, on_press: Callable[[str], None], button: str) -> Callable[[], None]:
+        """The callback of one button; it takes no arguments (gpiozero looks at its signature)."""
+
+        def pressed() -> None:
+            now = time.monotonic()
+            last = self._last.get(button)
+            self._last[button] = now
+            if last is None or now - last >= self.bounce_seconds:
+                on_press(button)
+
+        return pressed
 
     def stop(self) -> None:
         for device in self._devices:
