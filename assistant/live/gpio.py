@@ -136,8 +136,8 @@ def no_gpio_message(error: BaseException) -> str:
     name = type(error).__name__
     if name == "BadPinFactory":
         return ("No GPIO pins here: gpiozero found no pin library that works on this machine (this is not a "
-                "Raspberry Pi, or its GPIO library is missing: on Raspberry Pi OS run "
-                ".venv/bin/pip install lgpio).")
+                "Raspberry Pi, or its GPIO library is missing: .venv/bin/pip install 'lgpio>=0.2'; see GPIO in "
+                "docs/raspberry-pi.md).")
     if name in ("PinInvalidPin", "PinNonPhysical", "PinUnknownPi"):
         return f"A GPIO pin cannot be used: {error}. Check keypad.gpio in config.yaml."
     if name == "GPIOPinInUse":
