@@ -9,6 +9,7 @@ import argparse
 import shutil
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 from assistant.config import Config
@@ -74,6 +75,8 @@ def doctor_main(args: argparse.Namespace, config: Config) -> int:
 
     def keypad() -> str:
         source = config.get("keypad.source", "terminal")
+        if source == "gpio":
+            return gpio_buttons()
         if source == "evdev":
             from assistant.live.keypad import EvdevKeypad
 
@@ -89,7 +92,50 @@ def doctor_main(args: argparse.Namespace, config: Config) -> int:
                                "evdev (a USB keypad), fifo or none")
         return "keys typed in this terminal (a USB keypad types here too)"
 
+    def gpio_buttons() -> str:
+        from assistant.live.gpio import gpio_settings, open_gpio_keypad
+
+        settings = gpio_settings(config)
+        keypad = open_gpio_keypad(config) if settings is not None else None
+        if settings is None or keypad is None:
+            raise RuntimeError("the GPIO buttons' pins cannot be used (the config problems below say why)")
+        keypad.start(lambda button: None)  # takes the pins: says so when there are none
+        keypad.stop()
+        wiring = ", ".join(f"{button} on GPIO{pin}" for button, pin in settings.pins.items())
+        talk = f"; talk button on GPIO{settings.talk}" if settings.talk is not None else "; no talk button"
+        return f"GPIO buttons {wiring}{talk}"
+
+    def light() -> str:
+        from assistant.live.gpio import open_status_light
+
+        known = len(config.problems)
+        status = open_status_light(config)
+        if status is None:
+            if len(config.problems) > known:
+                raise RuntimeError(config.problems.pop().removeprefix("keypad.gpio.led: "))
+            return "none (keypad.gpio.led is not set)"
+        where = str(status.led.pin)
+        status.close()
+        return f"LED on {where}"
+
     ok &= _check("private presses", keypad)
+    if config.get("keypad.source", "terminal") == "gpio":
+        ok &= _check("status light", light)
+
+    print("Start at boot")
+
+    def service() -> str:
+        from assistant.service import UNIT, Plan, make_plan
+
+        found: list[str] = []
+        for plan in (make_plan(False), Plan(True, "", Path.home())):
+            if plan.unit_path.exists():
+                enabled = "enabled" if plan.wants_link.is_symlink() else \
+                    f"not enabled: {'sudo ' if plan.system else ''}{' '.join(plan.systemctl('enable', UNIT))}"
+                found.append(f"{'system' if plan.system else 'user'} service {plan.unit_path} ({enabled})")
+        return "; ".join(found) or "not installed (assistant install-service makes it start at boot)"
+
+    ok &= _check("service", service)
 
     print("Tools")
     for tool, package in (("espeak-ng", "espeak-ng"), ("pactl", "pulseaudio-utils")):

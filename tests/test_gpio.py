@@ -380,3 +380,31 @@ def test_the_light_follows_the_live_loop(pins: MockFactory) -> None:
         runner.join(timeout=5)
         light.close()
     assert "speaking" in seen and "paused" in seen and "problem" in seen
+
+
+# ------------------------------------------------------------------- doctor
+
+
+def doctor(tmp_path: Path, **env: str) -> str:
+    import os
+    import subprocess
+    import sys
+
+    config = tmp_path / "config.yaml"
+    config.write_text(GPIO_CONFIG + "  gpio:\n    talk: ''\n    led: 4\n", encoding="utf-8")
+    environment = {key: value for key, value in os.environ.items() if key != "GPIOZERO_PIN_FACTORY"}
+    done = subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "doctor"],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                          env={**environment, "HOME": str(tmp_path), **env})
+    return done.stdout
+
+
+@pytest.mark.skipif(Path("/proc/device-tree/model").exists(), reason="this machine may have real GPIO")
+def test_doctor_names_the_pins_or_says_there_is_no_gpio(tmp_path: Path) -> None:
+    here = doctor(tmp_path)
+    assert "  PROBLEM  private presses: No GPIO pins here: gpiozero found no pin library" in here
+    assert "  PROBLEM  status light: No GPIO pins here" in here and "Traceback" not in here
+    mocked = doctor(tmp_path, GPIOZERO_PIN_FACTORY="mock")  # gpiozero's own mock pins, by its setting
+    assert ("  ok       private presses: GPIO buttons 0 on GPIO5, 1 on GPIO6, 2 on GPIO13, R on GPIO26; "
+            "no talk button\n") in mocked
+    assert "  ok       status light: LED on GPIO4\n" in mocked

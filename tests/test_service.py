@@ -208,3 +208,27 @@ def test_sudo_for_a_user_service_and_a_system_service_without_root_are_refused(
     assert service_main(argparse.Namespace(uninstall=False, system=True, root=None), Config()) == 2
     assert "sudo .venv/bin/assistant install-service --system" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_doctor_says_whether_it_starts_at_boot(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    config = tmp_path / "config.yaml"
+    config.write_text("keypad:\n  source: none\n")
+    env = {key: value for key, value in os.environ.items() if key != "SUDO_USER"}
+
+    def doctor() -> str:
+        return subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "doctor"],
+                              capture_output=True, text=True, timeout=120, env={**env, "HOME": str(home)}).stdout
+
+    assert "  ok       service: not installed (assistant install-service makes it start at boot)\n" in doctor()
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    assert run(home=home, path=str(empty)).returncode == 1  # written, but nothing could enable it
+    unit = home / ".config/systemd/user" / UNIT
+    assert (f"  ok       service: user service {unit} (not enabled: systemctl --user enable {UNIT})\n"
+            in doctor())
+    link = home / ".config/systemd/user/default.target.wants" / UNIT
+    link.parent.mkdir()
+    link.symlink_to(unit)  # what systemctl --user enable does
+    assert f"  ok       service: user service {unit} (enabled)\n" in doctor()
