@@ -46,6 +46,14 @@ class RecordingSocket extends NativeSocket {
 window.WebSocket = RecordingSocket;
 """
 
+#: A join sent from the page by hand (as a player might from the browser's console).
+JOIN_BY_HAND = """
+const [pin, color, done] = arguments;
+fetch("/api/join", {method: "POST", headers: {"Content-Type": "application/json"},
+                    body: JSON.stringify({pin, color})})
+  .then(async (response) => done([response.status, await response.json()]));
+"""
+
 
 class Table:
     """The live loop's part, on a thread of its own: presses from the phones and the words the
@@ -181,6 +189,12 @@ def test_phones_play_sign_on_and_an_attack(table: tuple[Session, PhoneKeypad, Ta
     join(red.driver, keypad.url, keypad.pin, "red")
     red.shows("badge", "RED")
     red.shows("prompt", "Nothing to enter now. Listen to BSat1.")
+
+    # A color the game does not have is refused (the page offers only the game's colors; a
+    # request made by hand is answered with the reason).
+    blue.driver.get(keypad.url)
+    answer = blue.driver.execute_async_script(JOIN_BY_HAND, keypad.pin, "purple")
+    assert answer == [400, {"reason": "Choose a color: red, blue, green, yellow."}]
 
     # A second phone for Red waits: the first must leave, or the table hand it over.
     join(blue.driver, keypad.url, keypad.pin, "red")

@@ -28,7 +28,7 @@ function say(id, text) {
 function buildColors(colors) {
   const box = $("colors");
   box.querySelectorAll("label").forEach((label) => label.remove());
-  colors.forEach((color, i) => {
+  colors.forEach((color) => {
     const label = document.createElement("label");
     label.className = "color c-" + color;
     const input = document.createElement("input");
@@ -37,7 +37,6 @@ function buildColors(colors) {
     input.value = color;
     input.id = "color-" + color;
     input.required = true;
-    if (i === 0) input.checked = false;
     label.append(input, " " + title(color));
     box.append(label);
   });
