@@ -152,7 +152,9 @@ def test_stream_with_two_commands_gives_two_finals_and_partials(maker: ClipMaker
     assert len(finals) == 2
     partials = [e for e in events if isinstance(e, Partial)]
     assert partials, "the live pass gave no partial results"
-    assert partials[0].text.startswith("explore") or partials[0].text.startswith("[unk]")
+    # the first words of the command come as it is said; nothing before it looks like a whole command
+    first = [p for p in partials if p.text.startswith("explore")]
+    assert first and not any(p.complete for p in partials[:partials.index(first[0])]), partials
 
 
 def test_grammar_limits_what_can_be_heard(maker: ClipMaker) -> None:
@@ -185,7 +187,7 @@ def test_chatter_words_are_no_command_words() -> None:
     recognizer = PocketSphinxRecognizer()
     Ear(recognizer, OMEGA)
     chosen = recognizer.chatter_words
-    assert {"you", "three", "dice", "rolled"} <= chosen  # common words and table talk
+    assert {"you", "hundred", "dice", "rolled"} <= chosen  # common words and table talk
     assert not chosen & OMEGA.vocabulary()
     assert not chosen & {"too", "won", "know", "read", "our", "hour", "oh", "are"}  # sound like commands
 
@@ -237,7 +239,7 @@ def test_phone_check_passes_commands_said(move_ear: Ear, maker: ClipMaker) -> No
     recognizer = move_ear.recognizer
     assert isinstance(recognizer, PocketSphinxRecognizer)
     phones = recognizer.heard_phones(maker.say("teleport", PIPER).tobytes())  # a raw clip: rough phones
-    assert phone_distance(phones, "T EH L AH P AO R T".split()) < recognizer.phone_check, phones
+    assert phone_distance(phones, "T EH L AH P AO R T".split()) < recognizer.tuning.phone_check, phones
     for text in ("teleport", "explore one zero zero", "attack the red commando", "pass"):
         assert heard(move_ear, maker.say(text, PIPER)) == OMEGA.match(text), text
 

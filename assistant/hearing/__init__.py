@@ -166,11 +166,12 @@ def _open_vosk(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:
 
 
 def _open_pocketsphinx(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:
-    from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer
+    from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer, PocketSphinxTuning
 
-    return PocketSphinxRecognizer(fillers=settings.chatter_words, filler_entry=settings.chatter_entry,
-                                  filler_loop=settings.chatter_loop, noise_floor=settings.noise_floor,
-                                  phone_check=settings.phone_check, early_phone_check=settings.early_phone_check)
+    return PocketSphinxRecognizer(PocketSphinxTuning(
+        fillers=settings.chatter_words, filler_entry=settings.chatter_entry, filler_loop=settings.chatter_loop,
+        noise_floor=settings.noise_floor, phone_check=settings.phone_check,
+        early_phone_check=settings.early_phone_check))
 
 
 def _open_whisper(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:

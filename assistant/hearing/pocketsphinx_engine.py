@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -113,35 +114,41 @@ def gate(audio: bytes, below_db: float, floor: float, seed: int = 0,
     return as_int16(out).tobytes()
 
 
+@dataclass
+class PocketSphinxTuning:
+    """PocketSphinx's knobs here (``hearing.pocketsphinx.*`` in config.yaml sets most)."""
+
+    fillers: int = 30               # chatter words in the loop beside the commands
+    filler_entry: float = 1e-25     # how readily the loop is entered ...
+    filler_loop: float = 0.1        # ... and stayed in
+    noise_floor: float = 30.0       # faint noise added (digital silence is misread)
+    gate_db: float = 20.0           # quieter talk than this under the loudest is quieted
+    #: Narrower beams than PocketSphinx's defaults (1e-48 / 7e-29): about three times faster
+    #: with the chatter loop, at the same accuracy on the benchmark's development set.
+    beam: float = 1e-30
+    word_beam: float = 1e-20
+    endpoint: bool = True           # cut utterances at silences (False: one utterance per stream)
+    partials: bool = True           # words as they are said (for answering early)
+    seed: int = 0                   # of the noise floor: the same utterance is heard the same
+    phone_check: float = 1.2        # a command that sounds this unlike itself is doubted
+    early_phone_check: float = 0.8  # the same, before answering early
+
+
 class PocketSphinxRecognizer(BaseRecognizer):
     """PocketSphinx with a grammar from the sentence templates and a chatter-word loop."""
 
     name = "pocketsphinx"
 
-    def __init__(self, *, fillers: int = 30, filler_entry: float = 1e-25, filler_loop: float = 0.1,
-                 noise_floor: float = 30.0, gate_db: float = 20.0, beam: float = 1e-30,
-                 word_beam: float = 1e-20, endpoint: bool = True, partials: bool = True, seed: int = 0,
-                 phone_check: float = 1.2, early_phone_check: float = 0.8) -> None:
+    def __init__(self, tuning: PocketSphinxTuning | None = None) -> None:
         from pocketsphinx import Decoder, get_model_path
 
-        # Narrower beams than PocketSphinx's defaults (1e-48 / 7e-29): about three times faster
-        # with the chatter loop, at the same accuracy on the benchmark's development set.
-        self.decoder = Decoder(loglevel="FATAL", lm=None, beam=beam, pbeam=beam, wbeam=word_beam)
-        self.phone_check = phone_check
-        self.early_phone_check = early_phone_check
+        self.tuning = t = tuning or PocketSphinxTuning()
+        self.decoder = Decoder(loglevel="FATAL", lm=None, beam=t.beam, pbeam=t.beam, wbeam=t.word_beam)
         # Loaded now (about 0.3 s), not on the way to the first answer.
         phone_lm = Path(get_model_path()) / "en-us" / "en-us-phone.lm.bin"
         self._phone_decoder = Decoder(loglevel="FATAL", lm=None, allphone=str(phone_lm), lw=2.0,
-                                      beam=beam, pbeam=beam, wbeam=word_beam)
-        self.fillers = fillers
-        self.filler_entry = filler_entry
-        self.filler_loop = filler_loop
-        self.noise_floor = noise_floor
-        self.endpoint = endpoint
-        self.partials = partials
-        self.gate_db = gate_db
-        self.seed = seed
-        self._rng = np.random.default_rng(seed)
+                                      beam=t.beam, pbeam=t.beam, wbeam=t.word_beam)
+        self._rng = np.random.default_rng(t.seed)
         self._common = common_words()
         self._table = table_words()
         self._searches: dict[frozenset[str], tuple[str, set[str]]] = {}
@@ -189,8 +196,8 @@ class PocketSphinxRecognizer(BaseRecognizer):
             sounds = self._pronunciations(word)
             return bool(sounds) and word not in vocabulary and not sounds & taken
 
-        chosen = [w for w in self._common if free(w)][:self.fillers]
-        if self.fillers:
+        chosen = [w for w in self._common if free(w)][:self.tuning.fillers]
+        if self.tuning.fillers:
             chosen += [w for w in self._table if free(w) and w not in chosen]
         return set(chosen)
 
@@ -208,8 +215,8 @@ class PocketSphinxRecognizer(BaseRecognizer):
         if chatter:
             loop = graph.size
             for word in chatter:
-                transitions.append((graph.start, loop, self.filler_entry / len(chatter), word))
-                transitions.append((loop, loop, self.filler_loop / len(chatter), word))
+                transitions.append((graph.start, loop, self.tuning.filler_entry / len(chatter), word))
+                transitions.append((loop, loop, self.tuning.filler_loop / len(chatter), word))
             transitions.append((loop, graph.final, 1.0))
         fsg = self.decoder.create_fsg(name, graph.start, graph.final, transitions)
         self.decoder.add_fsg(name, fsg)
@@ -220,8 +227,8 @@ class PocketSphinxRecognizer(BaseRecognizer):
     def _floor(self, block: bytes) -> bytes:
         """Add a faint noise floor: the acoustic model misreads digital silence (exact zeros)."""
         samples = np.frombuffer(block, dtype=np.int16).astype(np.float64)
-        if self.noise_floor > 0:
-            samples = samples + self._rng.normal(0.0, self.noise_floor, samples.shape)
+        if self.tuning.noise_floor > 0:
+            samples = samples + self._rng.normal(0.0, self.tuning.noise_floor, samples.shape)
         return as_int16(samples).tobytes()
 
     def _start(self) -> None:
@@ -234,7 +241,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
         self._utterance = [self._comfort_noise(before), before]
         self._started = True
         self._last_partial = ""
-        if self.partials:
+        if self.tuning.partials:
             self.decoder.start_utt()
             self.decoder.process_raw(b"".join(self._utterance))
 
@@ -242,7 +249,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
         x = np.frombuffer(audio, dtype=np.int16).astype(np.float64)
         n = len(x) // 160
         quietest = np.sqrt(np.percentile((x[:n * 160].reshape(n, 160) ** 2).mean(axis=1), 10)) if n else 0.0
-        level = max(quietest, self.noise_floor)
+        level = max(quietest, self.tuning.noise_floor)
         noise = self._rng.normal(0.0, level, LEAD_IN_BYTES // 2)
         return as_int16(noise).tobytes()
 
@@ -253,11 +260,11 @@ class PocketSphinxRecognizer(BaseRecognizer):
                 self._background.popleft()
             return
         self._utterance.append(frame)
-        if self.partials:
+        if self.tuning.partials:
             self.decoder.process_raw(frame)
 
     def accept(self, block: bytes) -> Partial | Transcript | None:
-        if not self.endpoint:
+        if not self.tuning.endpoint:
             data = self._edges.leftover + self._floor(block)
             self._edges.leftover = b""
             if not self._started:
@@ -275,7 +282,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
         return self._partial() if self._started else None
 
     def _partial(self) -> Partial | None:
-        if not self.partials:
+        if not self.tuning.partials:
             return None
         hyp = self.decoder.hyp()
         text = self._words(hyp.hypstr) if hyp is not None else ""
@@ -290,7 +297,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
     def _end(self) -> Transcript:
         """Decode the whole utterance once more in one piece: PocketSphinx then normalizes it
         as a whole (batch CMN), which holds up far better in noise than the live pass."""
-        if self.partials:
+        if self.tuning.partials:
             self.decoder.end_utt()
         self._started = False
         self._boundary()
@@ -306,13 +313,13 @@ class PocketSphinxRecognizer(BaseRecognizer):
         text = self._words(hyp.hypstr)
         doubt = ""
         if text and UNKNOWN not in text.split():
-            doubt = self._doubt(audio, text, self._said_phones(), self.phone_check)
+            doubt = self._doubt(audio, text, self._said_phones(), self.tuning.phone_check)
         return Transcript(text, float(hyp.prob), doubt=doubt)
 
     def _utterance_audio(self) -> bytes:
         """The utterance so far, background talk gated out."""
         audio = b"".join(self._utterance)
-        return gate(audio, self.gate_db, max(self.noise_floor, 1.0)) if self.gate_db > 0 else audio
+        return gate(audio, self.tuning.gate_db, max(self.tuning.noise_floor, 1.0)) if self.tuning.gate_db > 0 else audio
 
     # ----------------------------------------------------------------- phone check
 
@@ -349,9 +356,9 @@ class PocketSphinxRecognizer(BaseRecognizer):
         ``early_phone_check`` (a doubted partial is not lost: the end of the utterance decides).
         Partial words can be a whole command while more is being said: "help" on the way to
         "teleport", "teleport" half-way through "shall we order some food"."""
-        if self.early_phone_check <= 0 or not self._started or not text:
+        if self.tuning.early_phone_check <= 0 or not self._started or not text:
             return ""
-        return self._doubt(self._utterance_audio(), text, self._said_phones(), self.early_phone_check)
+        return self._doubt(self._utterance_audio(), text, self._said_phones(), self.tuning.early_phone_check)
 
     def finish(self) -> Transcript:
         if self._started and self._edges.leftover:
@@ -364,7 +371,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
         return self._end()
 
     def reset(self) -> None:
-        if self._started and self.partials:
+        if self._started and self.tuning.partials:
             self.decoder.end_utt()
         self._started = False
         self._utterance = []
@@ -376,4 +383,4 @@ class PocketSphinxRecognizer(BaseRecognizer):
         """Between utterances: a fresh endpointer, and the same noise floor every time (so an
         utterance is heard the same whatever came before it)."""
         self._edges.restart()
-        self._rng = np.random.default_rng(self.seed)
+        self._rng = np.random.default_rng(self.tuning.seed)
