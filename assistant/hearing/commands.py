@@ -15,7 +15,6 @@ from typing import Any
 
 from assistant.config import Config
 from assistant.games import game_spec
-from assistant.games.omega_virus import board_command_code as board_command_code  # for the hearing tests
 from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear
 from assistant.hearing.audio import AudioError, load_16k
 

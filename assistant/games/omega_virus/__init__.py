@@ -59,7 +59,7 @@ def board_command_code(config: Config) -> Callable[[str, str], str]:
 
 def keypad(config: Config) -> Keypad:
     """What each spoken command means on the Command Center's keypad (for ``assistant transcribe``)."""
-    from assistant.hearing.buttons import command_center_buttons
+    from assistant.games.omega_virus.buttons import command_center_buttons
 
     code = board_command_code(config)
     return lambda command: command_center_buttons(command, code)

@@ -7,8 +7,8 @@ import pytest
 from assistant.config import Config
 from assistant.engine import Command
 from assistant.games import game_module
-from assistant.hearing.buttons import command_center_buttons
-from assistant.hearing.commands import board_command_code
+from assistant.games.omega_virus import board_command_code
+from assistant.games.omega_virus.buttons import command_center_buttons
 
 OMEGA = game_module("omega-virus").sentences()
 
