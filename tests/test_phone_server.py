@@ -445,3 +445,36 @@ def test_the_live_loop_takes_phone_presses_as_keypad_presses() -> None:
         runner.join(timeout=10)
     assert not runner.is_alive()
     assert not [t for t in threading.enumerate() if t.name == "phone-keypad"]
+
+
+def test_following_the_game_played_now_its_colors_and_a_new_pin_said_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the box switches games (and goes back to its menu), the keypad takes up the game
+    played now: BSat1's announcement right after a switch already has the new game's PIN."""
+    pins = iter(["1111", "2222", "3333", "4444"])
+    monkeypatch.setattr("assistant.phone.access.new_pin", lambda: next(pins))
+    said: list[str] = []
+
+    def session(game: str, seed: int) -> Session:
+        return Session.new(game, seed, {}, PrintAnnouncer(said.append), None)
+
+    playing: list[Session | None] = [session("omega-virus", 3)]
+    keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0))
+    keypad.follow(lambda: playing[0])
+    assert keypad.door.colors == ("red", "blue", "green", "yellow")
+    assert keypad.announcement().endswith("PIN 1 1 1 1.")
+    red = keypad.door.join("a", "1111", "red")
+    playing[0] = None  # the box's menu: nothing changes
+    assert keypad.announcement().endswith("PIN 1 1 1 1.") and keypad.door.colors
+    playing[0] = session("prologue", 3)
+    assert keypad.announcement().endswith("PIN 2 2 2 2.") and keypad.door.colors == ()
+    omega = playing[0] = session("omega-virus", 4)
+    assert keypad.announcement().endswith("PIN 3 3 3 3.")
+    assert keypad.door.colors == ("red", "blue", "green", "yellow")
+    assert keypad.door.phone(red.token) is red  # the phones in stay in
+    omega.start()
+    omega.hear("skill zero")
+    assert keypad.turns.look() == omega.spec.private_request(omega.game)
+    omega.hear("new game")
+    omega.hear("yes")
+    assert keypad.announcement().endswith("PIN 4 4 4 4.")

@@ -84,7 +84,7 @@ class PhoneKeypad:
         self.settings = settings or PhoneSettings()
         self.door = Door(colors, clock)
         self.turns = Turns(self.door, clock, request, busy)
-        self.game_id: Callable[[], object] = lambda: None
+        self._current: Callable[[], Session | None] = lambda: None
         self.host: str | None = None   # the address phones are told
         self.port: int | None = None   # the port bound (settings.port 0: any free one)
         self._on_press: Callable[[str], None] = lambda button: None
@@ -94,22 +94,45 @@ class PhoneKeypad:
         self._sockets: dict[web.WebSocketResponse, str] = {}   # socket -> its phone's token
         self._sent: dict[web.WebSocketResponse, dict[str, Any]] = {}
         self._game_seen: object = None
+        self._game_lock = threading.Lock()
         self._mdns: Mdns | None = None
 
     @classmethod
     def from_config(cls, config: Config) -> PhoneKeypad:
         return cls(PhoneSettings.from_config(config))
 
-    def follow(self, session: Session, busy: Callable[[], bool] | None = None) -> None:
-        """Ask ``session`` what its game wants (whatever game it plays now), renewing the PIN
-        when it starts a new game; ``busy``: whether the assistant is speaking."""
-        spec = session.spec
-        self.door.colors = spec.private_colors
-        self.turns.request = lambda: spec.private_request(session.game)
-        self.game_id = lambda: session.seed
-        self._game_seen = session.seed
+    def follow(self, session: Session | Callable[[], Session | None], busy: Callable[[], bool] | None = None
+               ) -> None:
+        """Ask the session what its game wants: ``session`` itself, or a function giving the one
+        playing now (the box's: None in its menu). A new game (another session, or "new game"
+        in one) gets a new PIN and its colors. ``busy``: whether the assistant is speaking."""
+        current: Callable[[], Session | None] = session if callable(session) else (lambda: session)
+
+        def request() -> PrivateRequest | None:
+            playing = current()
+            return None if playing is None else playing.spec.private_request(playing.game)
+
+        self._current = current
+        self.turns.request = request
         if busy is not None:
             self.turns.busy = busy
+        with self._game_lock:
+            self._game_seen = None
+        self._check_game(renew=False)
+
+    def _check_game(self, renew: bool = True) -> None:
+        """Take up the game now played, if it changed: its colors, and a new PIN."""
+        playing = self._current()
+        if playing is None:
+            return  # between games (the box's menu): phones and PIN stay as they are
+        game = (id(playing), playing.seed)
+        with self._game_lock:
+            if game == self._game_seen:
+                return
+            self._game_seen = game
+            self.door.colors = playing.spec.private_colors
+            if renew:
+                self.door.renew_pin()
 
     # ------------------------------------------------------------------ what BSat1 says
 
@@ -126,6 +149,7 @@ class PhoneKeypad:
     def announcement(self) -> str:
         """What BSat1 says at the start and on "phone keypad": the address and the PIN (a PIN
         retired after too many wrong tries is replaced first)."""
+        self._check_game()  # a game just started: its PIN, not the last game's
         if self.door.retired:
             self.door.renew_pin()
         if (self.host or self._announced_host()) is None:
@@ -389,10 +413,7 @@ class PhoneKeypad:
             pass  # gone; its handler ends
 
     async def _update_all(self) -> None:
-        game = self.game_id()
-        if game != self._game_seen:
-            self._game_seen = game
-            self.door.renew_pin()
+        self._check_game()
         request = self.turns.look()
         for socket in list(self._sockets):
             await self._update(socket, request)
