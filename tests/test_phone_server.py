@@ -474,7 +474,12 @@ def test_following_the_game_played_now_its_colors_and_a_new_pin_said_at_once(
     assert keypad.door.phone(red.token) is red  # the phones in stay in
     omega.start()
     omega.hear("skill zero")
-    assert keypad.turns.look() == omega.spec.private_request(omega.game)
+    assert keypad.turns.look() == omega.spec.private_request(omega.game) is not None
+    omega.hear("pause")
+    assert keypad.turns.look() is None  # a paused game takes no press
+    omega.hear("resume")
+    assert keypad.turns.look() is not None
     omega.hear("new game")
+    assert keypad.turns.look() is None  # nor while asking "Start a new game?"
     omega.hear("yes")
     assert keypad.announcement().endswith("PIN 4 4 4 4.")

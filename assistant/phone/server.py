@@ -110,7 +110,9 @@ class PhoneKeypad:
 
         def request() -> PrivateRequest | None:
             playing = current()
-            return None if playing is None else playing.spec.private_request(playing.game)
+            if playing is None or playing.paused or playing.confirming_new_game:
+                return None  # the session would take no press now
+            return playing.spec.private_request(playing.game)
 
         self._current = current
         self.turns.request = request
