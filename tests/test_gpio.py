@@ -120,6 +120,14 @@ def test_open_keypad_gives_the_gpio_keypad() -> None:
     assert dict(keypad.pins) == DEFAULT_PINS and keypad.talk is None and keypad.bounce_seconds == 0.1
 
 
+def test_push_to_talk_without_a_talk_button_is_a_problem() -> None:
+    config = Config.from_text("listen: push-to-talk\n" + GPIO_CONFIG + "  gpio:\n    talk: ''\n")
+    assert isinstance(open_keypad(config), GpioKeypad)
+    assert len(config.problems) == 1
+    assert "listen is push-to-talk, but keypad.gpio.talk names no talk button" in config.problems[0]
+    assert open_keypad(Config.from_text("listen: push-to-talk\n" + GPIO_CONFIG)) is not None
+
+
 @pytest.mark.skipif(Path("/proc/device-tree/model").exists()
                     and "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace"),
                     reason="this machine has real GPIO")

@@ -266,4 +266,8 @@ def open_gpio_keypad(config: Config) -> GpioKeypad | None:
     settings = gpio_settings(config)
     if settings is None:
         return None
+    if settings.talk is None and config.get("listen", "always") == "push-to-talk":
+        config.problems.append(f"{config.where('keypad.gpio.talk')}: listen is push-to-talk, but keypad.gpio.talk "
+                               "names no talk button, so nothing can open the microphone: wire one and set "
+                               f"keypad.gpio.talk (e.g. {DEFAULT_TALK_PIN}), or set listen: always.")
     return GpioKeypad(settings.pins, settings.talk, settings.pull_up, settings.bounce_seconds)
