@@ -147,6 +147,17 @@ def test_no_gpio_here_is_one_sentence_and_play_goes_on(monkeypatch: pytest.Monke
     assert config.problems == [f"keypad.gpio.led: {raised.value} The status light is off."]
 
 
+def test_without_gpiozero_installed_it_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "gpiozero", None)  # what an import of a missing package finds
+    with pytest.raises(KeypadError, match=r"gpiozero is not installed: \.venv/bin/pip install gpiozero"):
+        GpioKeypad(DEFAULT_PINS).start(lambda button: None)
+    config = Config.from_text(GPIO_CONFIG)
+    assert open_status_light(config) is None
+    assert "gpiozero is not installed" in config.problems[0] and "The status light is off." in config.problems[0]
+
+
 # ------------------------------------------------------------------- buttons
 
 

@@ -32,9 +32,6 @@ DEFAULT_TALK_PIN = 16
 DEFAULT_LED_PIN = 12
 #: The GPIO numbers on the 40-pin header.
 HEADER_GPIOS = range(0, 28)
-#: Pins sound HATs commonly take: I2C (codec control) and I2S (the audio itself).
-SOUND_HAT_PINS = {2: "I2C SDA", 3: "I2C SCL", 18: "I2S clock", 19: "I2S frame", 20: "I2S data in",
-                  21: "I2S data out"}
 
 #: How the light shows each state of the live loop: None = steadily on, (on, off) seconds
 #: = blinking, () = off.
@@ -131,6 +128,9 @@ def _optional_pin(config: Config, key: str, default: int) -> int | None:
     return _pin(config, key, value, key)
 
 
+NO_GPIOZERO = "The GPIO library gpiozero is not installed: .venv/bin/pip install gpiozero"
+
+
 def no_gpio_message(error: BaseException) -> str:
     """What to tell when gpiozero cannot reach the pins."""
     name = type(error).__name__
@@ -178,8 +178,10 @@ class GpioKeypad:
     _last: dict[str, float] = field(default_factory=dict)
 
     def start(self, on_press: Callable[[str], None]) -> None:
-        from gpiozero import Button
-
+        try:
+            from gpiozero import Button
+        except ImportError as error:
+            raise KeypadError(f"{NO_GPIOZERO} ({error})") from error
         wiring = [*self.pins.items(), *([(TALK, self.talk)] if self.talk is not None else [])]
         try:
             for button, pin in wiring:
@@ -251,8 +253,11 @@ def open_status_light(config: Config) -> StatusLight | None:
     if led_pin is None:
         return None
     active_high = config.get(f"{section}.led_active_high", True)
-    from gpiozero import LED
-
+    try:
+        from gpiozero import LED
+    except ImportError as error:
+        config.problems.append(f"keypad.gpio.led: {NO_GPIOZERO} ({error}). The status light is off.")
+        return None
     try:
         led = _quietly(functools.partial(LED, led_pin, active_high=active_high, initial_value=False))
     except _gpio_errors() as error:
