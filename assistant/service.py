@@ -205,14 +205,15 @@ def install(plan: Plan, root: Path | None, config: Config) -> int:
               f"The unit file is written; on a system with systemd: {enable}", file=sys.stderr)
         return 1
     how = "sudo " if plan.system else ""
-    steps = [(plan.systemctl("daemon-reload"), "Is systemd running this machine (and, for a user service, your "
-              "login session)? Try again from a normal login, or add --system."),
-             (plan.systemctl("enable", UNIT), f"Enable it by hand: {how}{' '.join(plan.systemctl('enable', UNIT))}")]
-    if plan.linger_file is not None:
+    steps = []
+    if plan.linger_file is not None:  # first: it also starts the user's systemd now, if it was not running
         steps.append((["loginctl", "enable-linger", plan.user],
                       f"Without lingering it starts only when {plan.user} logs in. Fix: "
                       f"sudo loginctl enable-linger {plan.user}"))
-    steps.append((plan.systemctl("restart", UNIT), f"Its log says why: {plan.journal}"))
+    steps += [(plan.systemctl("daemon-reload"), "Is systemd running this machine (and, for a user service, your "
+               "login session)? Try again from a normal login (ssh, or the console), or add --system."),
+              (plan.systemctl("enable", UNIT), f"Enable it by hand: {how}{' '.join(plan.systemctl('enable', UNIT))}"),
+              (plan.systemctl("restart", UNIT), f"Its log says why: {plan.journal}")]
     for command, fix in steps:
         if not run_step(command, fix):
             return 1

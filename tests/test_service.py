@@ -149,9 +149,9 @@ def test_install_and_uninstall_drive_systemctl_in_order(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (home / ".config/systemd/user" / UNIT).is_file()
     calls = (tools / "calls").read_text().splitlines()
-    user = calls[3].split()[-1]
-    assert calls == ["systemctl --version", "systemctl --user daemon-reload", f"systemctl --user enable {UNIT}",
-                     f"loginctl enable-linger {user}", f"systemctl --user restart {UNIT}"]
+    user = calls[1].split()[-1]
+    assert calls == ["systemctl --version", f"loginctl enable-linger {user}", "systemctl --user daemon-reload",
+                     f"systemctl --user enable {UNIT}", f"systemctl --user restart {UNIT}"]
     assert "Started, and it will start at every boot" in done.stdout
     assert "journalctl --user -u omega-assistant -f" in done.stdout
     (tools / "calls").unlink()
@@ -169,7 +169,7 @@ def test_a_failing_systemctl_is_named_with_what_it_said_and_the_fix(tmp_path: Pa
     done = run(home=home, path=f"{tools}:/usr/bin:/bin")
     assert done.returncode == 1
     assert ("`systemctl --user daemon-reload` failed: Failed to connect to bus: No medium found" in done.stderr)
-    assert "Try again from a normal login, or add --system" in done.stderr
+    assert "Try again from a normal login (ssh, or the console), or add --system" in done.stderr
     assert "Traceback" not in done.stderr
     tools = fake_tools(tmp_path / "bin2", fail="enable-linger")
     done = run(home=home, path=f"{tools}:/usr/bin:/bin")
