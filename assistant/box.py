@@ -221,43 +221,34 @@ class Box:
 
     def hear(self, text: str) -> Heard:
         """Words from a player: the box's own commands, or the menu's or the game's."""
-        found = self.sentences.match_all(text)
-        allowed = self.allowed_intents()
-        command = next((c for c in found if c.intent in allowed), found[0] if found else None)
+        command = self.sentences.preferred(text, self.allowed_intents())
         if command is not None and (command.intent in BOX_INTENTS or not self.listening or self.confirming):
             return self.apply(command)
-        if not self.listening:
-            return Heard.IGNORED
-        if self.confirming is not None:
-            self.say("Say yes or no.")
-            return Heard.NOT_UNDERSTOOD
-        heard = self.held.hear(text)
-        self._after()
-        return heard
+        return self._pass_on(lambda held: held.hear(text))
 
     def apply(self, command: Command) -> Heard:
         intent = command.intent
-        if not self.listening:
-            if intent != "start_listening":
-                return Heard.IGNORED
+        if not self.listening and intent == "start_listening":
             self.listening = True
             self.say("Listening again.")
             return Heard.SESSION
-        if self.confirming is not None:
+        if self.listening and self.confirming is not None:
             return self._answer(intent)
-        if intent in BOX_INTENTS:
+        if self.listening and intent in BOX_INTENTS:
             return self._box_command(command)
-        heard = self.held.apply(command)
-        self._after()
-        return heard
+        return self._pass_on(lambda held: held.apply(command))
 
     def press(self, buttons: Sequence[str]) -> Heard:
+        return self._pass_on(lambda held: held.press(buttons))
+
+    def _pass_on(self, take: Callable[[Session | Menu], Heard]) -> Heard:
+        """An input for what is held, unless the box is not listening or waits for a yes or no."""
         if not self.listening:
             return Heard.IGNORED
         if self.confirming is not None:
             self.say("Say yes or no.")
             return Heard.NOT_ALLOWED
-        heard = self.held.press(buttons)
+        heard = take(self.held)
         self._after()
         return heard
 

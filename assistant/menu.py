@@ -99,9 +99,7 @@ class Menu:
         return (MENU_INTENTS | {"help"} | self.box_commands) & frozenset(self.sentences.intents)
 
     def hear(self, text: str) -> Heard:
-        allowed = self.allowed_intents()
-        found = self.sentences.match_all(text)
-        command = next((c for c in found if c.intent in allowed), found[0] if found else None)
+        command = self.sentences.preferred(text, self.allowed_intents())
         if command is None:
             self._say_again()
             return Heard.NOT_UNDERSTOOD

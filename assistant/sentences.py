@@ -342,6 +342,13 @@ class SentenceSet:
         found = self.match_all(text, allowed)
         return found[0] if found else None
 
+    def preferred(self, text: str | list[str], allowed: Iterable[str]) -> Command | None:
+        """The command meant by ``text``, preferring one of the ``allowed`` intents when it can mean
+        several; None when it is not understood."""
+        found = self.match_all(text)
+        wanted = set(allowed)
+        return next((command for command in found if command.intent in wanted), found[0] if found else None)
+
     def is_prefix(self, words: list[str], allowed: Iterable[str] | None = None) -> bool:
         """Whether ``words`` can still grow into a longer sentence (for answering early)."""
         names = list(self.intents) if allowed is None else [n for n in self.intents if n in set(allowed)]

@@ -244,14 +244,7 @@ class Session:
 
     def interpret(self, text: str) -> Command | None:
         """The command meant by ``text``, preferring one allowed now; None if not understood."""
-        found = self.sentences.match_all(text)
-        if not found:
-            return None
-        allowed = self.allowed_intents()
-        for command in found:
-            if command.intent in allowed:
-                return command
-        return found[0]
+        return self.sentences.preferred(text, self.allowed_intents())
 
     def hear(self, text: str) -> Heard:
         """Words from a player (typed, or recognized speech)."""

@@ -14,6 +14,7 @@ from assistant.config import Config
 from assistant.games import game_spec
 from assistant.hearing.recognizer import Ear
 from assistant.journal import report_to
+from assistant.live.gpio import open_status_light
 from assistant.live.keypad import Keypad, KeypadError, open_keypad
 from assistant.live.loop import LISTEN_MODES, LiveLoop, LiveSettings
 from assistant.live.microphone import Microphone
@@ -59,6 +60,7 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
     if loop_settings.push_to_talk and keypad is None:
         print("listen: push-to-talk needs a keypad to talk with; listening always instead.", file=sys.stderr)
         loop_settings.listen = "always"
+    light = open_status_light(config)  # the box's LED (GPIO), if it has one
     text_settings = games.settings_for
     games = replace(games, settings_for=lambda name: game_spec(name).live_settings(
         text_settings(name), config, keypad is not None))
@@ -119,7 +121,8 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
     if loop_settings.push_to_talk:
         box.say(PUSH_TO_TALK_HINT)
     announcer.follow(box)  # BSat1 glitches more as the countdown runs out
-    loop = LiveLoop(box, ear, mic, announcer.speaking, keypad, loop_settings, rescan=rescan, ear_for=ear_for)
+    loop = LiveLoop(box, ear, mic, announcer.speaking, keypad, loop_settings, rescan=rescan, ear_for=ear_for,
+                    on_state=light)
     try:
         loop.run()
     except KeyboardInterrupt:
@@ -127,6 +130,8 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
     finally:
         report_to(None)
         announcer.close()
+        if light is not None:
+            light.close()
     return 0
 
 

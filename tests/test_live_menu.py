@@ -1,0 +1,92 @@
+"""The spoken menu hands-free, end to end, on real audio devices (PulseAudio virtual microphone
+and speaker) and the default recognizer (the hybrid listener): `assistant play` with no game, as
+the boot service runs it.
+
+A game is chosen by voice, a turn played, "main menu" (confirmed), another game chosen, back to
+the menu, and the first game resumed by its name where it was left. Each step's answer is
+waited for; a step with no answer is said again, as a player would, at most twice in all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.audio_env import Recorder, ensure_audio, private_mic, private_sink
+from tests.test_live_e2e import Lines, MicFeeder, piper_clip, wait_quiet
+from tests.test_live_voices import answered
+
+pytestmark = pytest.mark.audio
+
+MENU = "NARRATOR: Which game? The Omega Virus, Prologue, the card battle, or Battle of the Planets."
+TO_MENU = "Go to the main menu? This game is kept. Say yes or no."
+#: (what is said, the start of a line the assistant then prints).
+SCRIPT = [
+    ("the omega virus", "BSAT1: Enter skill."),
+    ("skill zero", "BSAT1: Red, enter secret code."),
+    ("main menu", f"BSAT1: {TO_MENU}"),
+    ("yes", MENU),
+    ("battle of the planets", "ZARK: 7-Zark-7 here!"),
+    ("main menu", f"ZARK: {TO_MENU}"),
+    ("yes", MENU),
+    ("the omega virus", "BSAT1: Game resumed. Say new game to start over."),
+]
+MAX_REPEATS = 2
+
+
+def test_the_menu_hands_free_switches_games_and_resumes_the_first(tmp_path: Path) -> None:
+    ensure_audio()
+    config = tmp_path / "config.yaml"
+    config.write_text("""
+keypad:
+  source: none
+voice:
+  render_at_start: false
+  glitch_seed: 1
+""", encoding="utf-8")
+    state = tmp_path / "state"
+    clips = {text: piper_clip(text) for text, _ in SCRIPT}
+    errors = (tmp_path / "stderr.txt").open("w")
+    repeats: list[str] = []
+    with private_sink("menu") as sink, private_mic("menu") as mic:
+        feeder = MicFeeder(mic)
+        feeder.thread.start()
+        with Recorder(f"{sink}.monitor") as recorder:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "assistant", "--config", str(config), "play", "--seed", "1"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, text=True,
+                env={**os.environ, "ASSISTANT_STATE_DIR": str(state)})
+            out = Lines(proc.stdout)
+            try:
+                mark = len(recorder.samples())
+                out.wait_for(MENU, timeout=90)
+                wait_quiet(recorder, mark)
+                for text, answer in SCRIPT:
+                    seen = len(out.lines)
+                    for _attempt in range(MAX_REPEATS + 1):
+                        mark = len(recorder.samples())
+                        feeder.say(clips[text])
+                        if answered(out, answer, seen, timeout=12):
+                            break
+                        repeats.append(text)
+                        assert len(repeats) <= MAX_REPEATS, repeats
+                    wait_quiet(recorder, mark)
+                assert out.lines[-2:] == ["BSAT1: Game resumed. Say new game to start over.",
+                                          "BSAT1: Red, enter secret code."]  # where it was left
+            except AssertionError as failure:
+                raise AssertionError(f"{failure}\nprinted: {out.lines}\nassistant's stderr:\n"
+                                     f"{(tmp_path / 'stderr.txt').read_text()}") from None
+            finally:
+                proc.terminate()
+                proc.wait(timeout=20)
+                feeder.stop.set()
+    journals = sorted(state.glob("omega-virus-*.jsonl"))
+    assert len(journals) == 1  # resumed, not started again
+    entries = [json.loads(line) for line in journals[0].read_text().splitlines()[1:]]
+    assert [e["cmd"]["intent"] for e in entries if "cmd" in e] == ["skill"]
+    assert len(repeats) <= MAX_REPEATS, repeats
