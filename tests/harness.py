@@ -174,6 +174,11 @@ class Running:
         assert self.proc.returncode == -9
 
 
+def transcript(name: str) -> str:
+    """A scripted game kept in tests/transcripts (data, one line a line, as printed)."""
+    return (Path(__file__).parent / "transcripts" / f"{name}.txt").read_text(encoding="utf-8")
+
+
 def split(transcript: str) -> tuple[str, list[str]]:
     """A transcript ("> " lines typed, the others answered) as the typed script and the answers."""
     lines = transcript.splitlines()

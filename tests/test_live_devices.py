@@ -8,28 +8,15 @@ Needs PulseAudio (the Debian packages test.sh installs); without it these tests 
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.audio_env import Recorder, SecondServer
-from tests.test_live_e2e import Int16, Lines, MicFeeder, piper_clip, wait_quiet
+from tests.live_helpers import Lines, MicFeeder, piper_clip, play_command, say_until, stop, wait_quiet
 
 pytestmark = pytest.mark.audio
-
-
-def say_until(feeder: MicFeeder, clip: Int16, out: Lines, line: str, tries: int = 3) -> None:
-    """Say ``clip`` until ``line`` is printed (a misheard command is said again, as players do)."""
-    for _ in range(tries):
-        feeder.say(clip)
-        try:
-            out.wait_for(line, timeout=20)
-            return
-        except AssertionError:
-            continue
-    raise AssertionError(f"never printed {line!r} after saying it {tries} times; printed: {out.lines}")
 
 
 def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
@@ -40,19 +27,16 @@ def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
     skill = piper_clip("skill zero")
     errors = tmp_path / "stderr.txt"
     server.start()
-    feeder = MicFeeder(server.mic_fifo)
-    feeder.thread.start()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus", "--seed", "3",
-         "--new"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors.open("w"), text=True,
-        env={**server.env(), "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
+    feeder = MicFeeder(server.mic_fifo).start()
+    proc = subprocess.Popen(play_command(config, "--seed", "3", "--new"), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=errors.open("w"), text=True,
+                            env={**server.env(), "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
     out = Lines(proc.stdout)
     try:
         out.wait_for("BSAT1: Enter skill.")
         time.sleep(2)  # it listens
         # Both devices go away (the audio server dies), then come back.
-        feeder.stop.set()
-        feeder.thread.join(timeout=5)
+        feeder.close()
         server.kill()
         deadline = time.monotonic() + 30
         while "microphone:" not in errors.read_text():
@@ -62,8 +46,7 @@ def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
         # It said so (into a dead speaker, so that waits too), and took nothing as input.
         assert out.lines == ["BSAT1: Enter skill.", "BSAT1: I cannot hear you. Check the microphone; the game waits."]
         server.start()
-        feeder = MicFeeder(server.mic_fifo)
-        feeder.thread.start()
+        feeder = MicFeeder(server.mic_fifo).start()
         with server.use(), Recorder(f"{SecondServer.SINK}.monitor") as recorder:
             out.wait_for("BSAT1: I can hear you again.", timeout=40)
             wait_quiet(recorder, 0)
@@ -72,10 +55,8 @@ def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
     except AssertionError as failure:
         raise AssertionError(f"{failure}\nassistant's stderr:\n{errors.read_text()}") from None
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        feeder.stop.set()
-        feeder.thread.join(timeout=5)
+        stop(proc)
+        feeder.close()
         server.kill()
     report = errors.read_text()
     assert "I will keep trying; the game waits." in report
@@ -91,12 +72,10 @@ def test_a_pulled_plug_resumes_by_itself(tmp_path: Path) -> None:
     config.write_text("recognizer: pocketsphinx\nkeypad: {source: none}\nvoice: {render_at_start: false}\n",
                       encoding="utf-8")
     env = {**server.env(), "ASSISTANT_STATE_DIR": str(tmp_path / "state")}
-    command = [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus"]
     server.start()
-    feeder = MicFeeder(server.mic_fifo)
-    feeder.thread.start()
-    first = subprocess.Popen(command + ["--seed", "5", "--new"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True, env=env)
+    feeder = MicFeeder(server.mic_fifo).start()
+    first = subprocess.Popen(play_command(config, "--seed", "5", "--new"), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     second: subprocess.Popen[str] | None = None
     try:
         out = Lines(first.stdout)
@@ -105,7 +84,7 @@ def test_a_pulled_plug_resumes_by_itself(tmp_path: Path) -> None:
         say_until(feeder, skill, out, "BSAT1: Red, enter secret code.")
         first.kill()  # the plug is pulled
         first.wait(timeout=10)
-        second = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        second = subprocess.Popen(play_command(config), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, text=True, env=env)
         again = Lines(second.stdout)
         again.wait_for("BSAT1: Game resumed. Say new game to start over.")
@@ -114,8 +93,6 @@ def test_a_pulled_plug_resumes_by_itself(tmp_path: Path) -> None:
     finally:
         for process in (first, second):
             if process is not None and process.poll() is None:
-                process.terminate()
-                process.wait(timeout=20)
-        feeder.stop.set()
-        feeder.thread.join(timeout=5)
+                stop(process)
+        feeder.close()
         server.kill()

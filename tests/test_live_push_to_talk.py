@@ -7,10 +7,7 @@ PulseAudio virtual microphone and speaker, with a FIFO keypad and Piper-voiced c
 
 from __future__ import annotations
 
-import os
 import queue
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -29,8 +26,8 @@ from assistant.live.microphone import Block
 from assistant.live.run import live_settings
 from assistant.session import Session
 from assistant.voice.announcer import SpeakingSignal
-from tests.audio_env import Recorder, ensure_audio, private_mic, private_sink
-from tests.test_live_e2e import Lines, MicFeeder, piper_clip, wait_quiet
+from tests.audio_env import ensure_audio
+from tests.live_helpers import live_assistant, piper_clip, wait_quiet
 
 SKILL_ZERO = "BSAT1: Red, enter secret code."
 
@@ -271,71 +268,43 @@ def test_push_to_talk_hands_free(tmp_path: Path) -> None:
     after a press does nothing, and the same command after a press is acted on."""
     ensure_audio()
     keypad = tmp_path / "keypad"
-    config = tmp_path / "config.yaml"
-    config.write_text(f"""
-recognizer: pocketsphinx
-listen: push-to-talk
-keypad:
-  source: fifo
-  fifo: {keypad}
-voice:
-  render_at_start: false
-  glitch_seed: 1
-""", encoding="utf-8")
+    config = "recognizer: pocketsphinx\nlisten: push-to-talk\n"
     clips = {text: piper_clip(text) for text in ("skill zero", CHATTER)}
-    errors = (tmp_path / "stderr.txt").open("w")
-    with private_sink("ptt") as sink, private_mic("ptt") as mic:
-        feeder = MicFeeder(mic)
-        feeder.thread.start()
-        with Recorder(f"{sink}.monitor") as recorder:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus",
-                 "--seed", "1", "--new"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, text=True,
-                env={**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
-            out = Lines(proc.stdout)
+    with live_assistant(tmp_path, "ptt", config, keypad, seed=1) as live:
+        out, feeder, recorder = live.out, live.feeder, live.recorder
+        mark = len(recorder.samples())
+        out.wait_for("BSAT1: Enter skill.")
+        out.wait_for("BSAT1: Press the talk key, then speak.")  # told how, once
+        wait_quiet(recorder, mark)
+
+        # (a) no press: the command is not even listened to
+        before = len(out.lines)
+        feeder.say(clips["skill zero"])
+        time.sleep(len(clips["skill zero"]) / 16000 + 3)
+        assert out.lines[before:] == [], out.lines[before:]
+
+        # (c) a press, then table talk: the press is used up, nothing happens
+        keypad.write_text("+")
+        out.wait_for("SOUND: beep", start=before, timeout=10)
+        time.sleep(0.3)
+        before = len(out.lines)
+        feeder.say(clips[CHATTER])
+        time.sleep(len(clips[CHATTER]) / 16000 + 3)
+        assert out.lines[before:] == [], out.lines[before:]
+
+        # (b) a press, then the command: acted on (said again if misheard, as a player would)
+        for attempt in range(3):
+            before = len(out.lines)
+            mark = len(recorder.samples())
+            keypad.write_text(" ")  # the space bar is a talk key too
+            out.wait_for("SOUND: beep", start=before, timeout=10)
+            time.sleep(0.3)
+            feeder.say(clips["skill zero"])
             try:
-                mark = len(recorder.samples())
-                out.wait_for("BSAT1: Enter skill.")
-                out.wait_for("BSAT1: Press the talk key, then speak.")  # told how, once
+                out.wait_for("BSAT1: Red, enter secret code.", start=before, timeout=12)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
                 wait_quiet(recorder, mark)
-
-                # (a) no press: the command is not even listened to
-                before = len(out.lines)
-                feeder.say(clips["skill zero"])
-                time.sleep(len(clips["skill zero"]) / 16000 + 3)
-                assert out.lines[before:] == [], out.lines[before:]
-
-                # (c) a press, then table talk: the press is used up, nothing happens
-                keypad.write_text("+")
-                out.wait_for("SOUND: beep", start=before, timeout=10)
-                time.sleep(0.3)
-                before = len(out.lines)
-                feeder.say(clips[CHATTER])
-                time.sleep(len(clips[CHATTER]) / 16000 + 3)
-                assert out.lines[before:] == [], out.lines[before:]
-
-                # (b) a press, then the command: acted on (said again if misheard, as a player would)
-                for attempt in range(3):
-                    before = len(out.lines)
-                    mark = len(recorder.samples())
-                    keypad.write_text(" ")  # the space bar is a talk key too
-                    out.wait_for("SOUND: beep", start=before, timeout=10)
-                    time.sleep(0.3)
-                    feeder.say(clips["skill zero"])
-                    try:
-                        out.wait_for("BSAT1: Red, enter secret code.", start=before, timeout=12)
-                        break
-                    except AssertionError:
-                        if attempt == 2:
-                            raise
-                        wait_quiet(recorder, mark)
-            except AssertionError as failure:
-                raise AssertionError(f"{failure}\nassistant's stderr:\n"
-                                     f"{(tmp_path / 'stderr.txt').read_text()}") from None
-            finally:
-                proc.terminate()
-                proc.wait(timeout=20)
-                feeder.stop.set()
-                errors.close()
     assert out.lines.count("BSAT1: Press the talk key, then speak.") == 1

@@ -7,7 +7,6 @@ import os
 import resource
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 
 from assistant.journal import find_unfinished
 from tests.audio_env import SecondServer
-from tests.test_live_e2e import Lines, MicFeeder, piper_clip
+from tests.live_helpers import Lines, MicFeeder, piper_clip, play_command, say_until, stop
 
 CONFIG = ("recognizer: pocketsphinx\nkeypad: {source: none}\nvoice: {render_at_start: false}\n"
           "live: {retry_seconds: 0.5}\n")
@@ -53,32 +52,21 @@ def _play_live_without_saving(tmp_path: Path, config: Path, state: Path, full_di
     """Play the first move hands-free; what the assistant printed on stderr."""
     server = SecondServer(tmp_path / "pulse")
     server.start()
-    feeder = MicFeeder(server.mic_fifo)
-    feeder.thread.start()
+    feeder = MicFeeder(server.mic_fifo).start()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus", "--seed", "3", "--new"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**server.env(), "ASSISTANT_STATE_DIR": str(state)},
+        play_command(config, "--seed", "3", "--new"), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={**server.env(), "ASSISTANT_STATE_DIR": str(state)},
         preexec_fn=_full_disk if full_disk else None)  # stderr is a pipe, not a file: no limit on it
     out, errors = Lines(proc.stdout), Lines(proc.stderr)
     try:
         out.wait_for("BSAT1: Enter skill.")
-        skill = piper_clip("skill zero")
-        for _ in range(3):  # a misheard command is said again, as players do
-            feeder.say(skill)
-            try:
-                out.wait_for("BSAT1: Red, enter secret code.", timeout=20)
-                break
-            except AssertionError:
-                continue
+        say_until(feeder, piper_clip("skill zero"), out, "BSAT1: Red, enter secret code.")
         assert "BSAT1: Red, enter secret code." in out.lines, out.lines
     except AssertionError as failure:
         raise AssertionError(f"{failure}\nassistant's stderr:\n" + "\n".join(errors.lines)) from None
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        feeder.stop.set()
-        feeder.thread.join(timeout=5)
+        stop(proc)
+        feeder.close()
         server.kill()
     errors.thread.join(timeout=10)
     report = "\n".join(errors.lines)
@@ -97,8 +85,8 @@ def test_a_live_start_with_no_speaker_leaves_nothing_to_resume(tmp_path: Path) -
     errors = tmp_path / "stderr.txt"
     env = {**os.environ, "ASSISTANT_STATE_DIR": str(state), "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus", "--seed", "3", "--new"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors.open("w"), text=True, env=env)
+        play_command(config, "--seed", "3", "--new"), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=errors.open("w"), text=True, env=env)
     try:
         deadline = time.monotonic() + 60
         while "speaker" not in errors.read_text():

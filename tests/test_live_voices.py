@@ -10,17 +10,14 @@ in the middle must change nothing.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from assistant.hearing.spoken import ClipMaker, Speaker
-from tests.audio_env import Recorder, ensure_audio, private_mic, private_sink
-from tests.test_live_e2e import Lines, MicFeeder, wait_quiet
+from tests.audio_env import ensure_audio
+from tests.live_helpers import Lines, live_assistant, wait_quiet
 
 pytestmark = pytest.mark.audio
 
@@ -43,57 +40,34 @@ MAX_REPEATS = 2
 
 def test_three_new_voices_sign_on_and_play(tmp_path: Path) -> None:
     ensure_audio()
-    config = tmp_path / "config.yaml"
-    config.write_text("""
-keypad:
-  source: none
-voice:
-  render_at_start: false
-  glitch_seed: 1
+    config = """
 games:
   omega_virus:
     response_extra_seconds: 60
-""", encoding="utf-8")
+"""
     maker = ClipMaker(tmp_path / "clips")
     chatter = maker.say("I think we should order pizza after this game", OTHER_VOICES[1])
-    errors = (tmp_path / "stderr.txt").open("w")
     repeats: list[str] = []
-    with private_sink("voices") as sink, private_mic("voices") as mic:
-        feeder = MicFeeder(mic)
-        feeder.thread.start()
-        with Recorder(f"{sink}.monitor") as recorder:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus",
-                 "--seed", "1", "--new"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, text=True,
-                env={**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
-            out = Lines(proc.stdout)
-            try:
+    with live_assistant(tmp_path, "voices", config, seed=1) as live:
+        out, feeder, recorder = live.out, live.feeder, live.recorder
+        mark = len(recorder.samples())
+        out.wait_for("BSAT1: Enter skill.", timeout=90)
+        wait_quiet(recorder, mark)
+        for step, (voice, text, answer) in enumerate(SCRIPT):
+            seen = len(out.lines)
+            for _attempt in range(MAX_REPEATS + 1):
                 mark = len(recorder.samples())
-                out.wait_for("BSAT1: Enter skill.", timeout=90)
-                wait_quiet(recorder, mark)
-                for step, (voice, text, answer) in enumerate(SCRIPT):
-                    seen = len(out.lines)
-                    for _attempt in range(MAX_REPEATS + 1):
-                        mark = len(recorder.samples())
-                        feeder.say(maker.say(text, OTHER_VOICES[voice]))
-                        if answered(out, answer, seen, timeout=12):
-                            break
-                        repeats.append(f"{OTHER_VOICES[voice].label}: {text!r}")
-                        assert len(repeats) <= MAX_REPEATS, repeats
-                    wait_quiet(recorder, mark)
-                    if step == 4:  # the game has begun: table talk changes nothing
-                        before = len(out.lines)
-                        feeder.say(chatter)
-                        time.sleep(8)
-                        assert out.lines[before:] == [], out.lines[before:]
-            except AssertionError as failure:
-                raise AssertionError(f"{failure}\nprinted: {out.lines}\nassistant's stderr:\n"
-                                     f"{(tmp_path / 'stderr.txt').read_text()}") from None
-            finally:
-                proc.terminate()
-                proc.wait(timeout=20)
-                feeder.stop.set()
+                feeder.say(maker.say(text, OTHER_VOICES[voice]))
+                if answered(out, answer, seen, timeout=12):
+                    break
+                repeats.append(f"{OTHER_VOICES[voice].label}: {text!r}")
+                assert len(repeats) <= MAX_REPEATS, repeats
+            wait_quiet(recorder, mark)
+            if step == 4:  # the game has begun: table talk changes nothing
+                before = len(out.lines)
+                feeder.say(chatter)
+                time.sleep(8)
+                assert out.lines[before:] == [], out.lines[before:]
     assert len(repeats) <= MAX_REPEATS, repeats
 
 
