@@ -14,6 +14,7 @@ from assistant.box import Box, Games
 from assistant.config import Config
 from assistant.engine import Output
 from assistant.games import game_spec
+from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.recognizer import Ear
 from assistant.hearing.text_engine import TextRecognizer
 from assistant.live.loop import STATES, LiveLoop, LiveSettings
@@ -158,3 +159,26 @@ def test_the_state_light_follows_listening_speaking_paused_and_problems(tmp_path
     assert set(states) == set(STATES)
     assert all(a != b for a, b in zip(states, states[1:], strict=False))  # each told once per change
     assert states[:5] == ["listening", "speaking", "paused", "speaking", "listening"]
+
+
+class FailingRecognizer(TextRecognizer):
+    """Fails on a block that says "crash" (as a recognizer whose model broke would)."""
+
+    def accept(self, block: bytes) -> Partial | Transcript | None:
+        if b"crash" in block:
+            raise RuntimeError("decoder state is corrupt")
+        return super().accept(block)
+
+
+def test_a_recognizer_that_fails_is_a_problem_and_play_goes_on(tmp_path: Path) -> None:
+    table = Table()
+    loop, box, _ = live_box(tmp_path, table)
+    logged: list[str] = []
+    loop.log = logged.append
+    loop.ear = Ear(FailingRecognizer(), box.sentences, box.allowed_intents())
+    assert loop.state() == "listening"
+    say(loop, "crash")
+    assert loop.state() == "problem"
+    assert logged == ["recognizer failed (RuntimeError: decoder state is corrupt); what was being said is dropped"]
+    say(loop, "the omega virus")
+    assert loop.state() == "listening" and table.lines[-1] == "BSAT1: Enter skill."

@@ -58,7 +58,7 @@ class Speaking(Protocol):
 
 LISTEN_MODES = ("always", "push-to-talk")
 #: What ``on_state`` is told: listening; speaking; paused (stopped listening, or the game
-#: paused); problem (the microphone or the speaker is not working).
+#: paused); problem (the microphone, the speaker or the recognizer is not working).
 STATES = ("listening", "speaking", "paused", "problem")
 #: How often the state is looked at for ``on_state`` (the assistant may be speaking meanwhile).
 STATE_POLL_SECONDS = 0.05
@@ -114,6 +114,8 @@ class LiveLoop:
     presses: list[Press] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _mic_problem: str = ""
+    #: Why the recognizer failed on the last block ("" when it works).
+    _ear_problem: str = ""
     _last_block_at: float = 0.0
     _dirty: bool = False
     _partial: str = ""
@@ -176,7 +178,7 @@ class LiveLoop:
 
     def state(self) -> str:
         """The state now, one of STATES."""
-        if self._mic_problem or getattr(self.speaking, "problem", ""):
+        if self._mic_problem or self._ear_problem or getattr(self.speaking, "problem", ""):
             return "problem"
         if self.speaking.is_speaking():
             return "speaking"
@@ -324,7 +326,11 @@ class LiveLoop:
                 return self._talk_time_up()
             return False
         self._dirty = True
-        event = self.ear.feed(block.audio)
+        try:
+            event = self.ear.feed(block.audio)
+        except Exception as error:  # a box with no screen goes on: the utterance is lost, not the game
+            return self._ear_failed(error)
+        self._ear_problem = ""
         if isinstance(event, Partial):
             # Partial words can still change: act early only once a whole command held still.
             self._partial, self._complete, self._steady = event.text, event.complete, 0
@@ -334,6 +340,18 @@ class LiveLoop:
             return self._maybe_early()
         self._partial, self._complete, self._steady = "", False, 0
         return self._handle_final(event)
+
+    def _ear_failed(self, error: Exception) -> bool:
+        problem = f"{type(error).__name__}: {error}"
+        if problem != self._ear_problem:
+            self.log(f"recognizer failed ({problem}); what was being said is dropped")
+        self._ear_problem = problem
+        self._partial, self._complete, self._steady, self._dirty = "", False, 0, False
+        try:
+            self.ear.reset()
+        except Exception as reset_error:
+            self.log(f"recognizer: could not reset ({reset_error})")
+        return False
 
     def _handle_final(self, event: Transcript | NotRecognized) -> bool:
         if event.heard:
