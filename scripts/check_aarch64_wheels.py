@@ -122,7 +122,7 @@ def build_pure(name: str, wheelhouse: Path, index_url: str) -> str | None:
     built = pip("wheel", "--no-deps", "--no-binary=:all:", "--index-url", index_url, "-w", str(wheelhouse), name)
     new = sorted(set(wheelhouse.glob("*.whl")) - before)
     if built.returncode != 0 or not new:
-        tail = " ".join(built.stderr.strip().splitlines()[-2:])
+        tail = " ".join(line.strip() for line in built.stderr.strip().splitlines()[-2:])
         return f"no aarch64 wheel on PyPI, and its source did not build here ({tail})"
     wheel = new[0].name
     if not wheel.endswith("-none-any.whl"):

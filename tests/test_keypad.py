@@ -189,3 +189,14 @@ def test_the_fifo_keypad_from_config_has_the_talk_key(tmp_path: Path) -> None:
     assert isinstance(keypad, CharKeypad)
     assert keypad.keys == {"+": "R", "t": TALK}
     assert config.problems == []
+
+
+def test_keypad_sources_include_gpio_and_a_wrong_one_is_named() -> None:
+    from assistant.config import Config
+    from assistant.live.keypad import KEYPAD_SOURCES, open_keypad
+
+    assert KEYPAD_SOURCES == ("none", "terminal", "fifo", "evdev", "gpio")
+    config = Config.from_text("keypad:\n  source: buttons\n")
+    open_keypad(config)
+    assert config.problems == ["config line 2: keypad.source = 'buttons' must be one of none, terminal, fifo, "
+                               "evdev, gpio; using 'terminal'."]
