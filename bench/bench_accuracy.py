@@ -74,6 +74,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from assistant.box import LISTENING_COMMANDS  # noqa: E402
 from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
@@ -201,12 +202,14 @@ def sample_commands(sentences: SentenceSet, per_intent: int, seed: int = 7) -> l
 
 
 def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 1) -> Counter[frozenset[str]]:
-    """How often each set of allowed intents comes up in seeded random play of ``game``."""
+    """How often each set of allowed intents comes up in seeded random play of ``game``, with
+    the box's commands (main menu, volume ...) beside the game's, as in hands-free play."""
     rng = random.Random(seed)
     seen: Counter[frozenset[str]] = Counter()
     pools: dict[str, list[str]] = {}
     for n in range(games):
         session = Session.new(game, seed + n, {}, PrintAnnouncer(lambda line: None), None)
+        session.box_commands = LISTENING_COMMANDS  # listened for in every game; the box answers them
         session.start()
         for _ in range(steps):
             if session.game.is_over():
@@ -216,7 +219,7 @@ def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 
             if rng.random() < 0.2:
                 session.advance(rng.uniform(0.5, 20.0))
                 continue
-            intent = rng.choice(sorted(allowed))
+            intent = rng.choice(sorted(allowed - LISTENING_COMMANDS))  # the game is played, not the box
             if intent not in pools:
                 pools[intent] = [text for text, _ in session.sentences.expand([intent], limit=500)]
             if pools[intent]:

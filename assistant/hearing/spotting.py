@@ -52,6 +52,8 @@ ALIASES: dict[str, frozenset[str]] = {
     "one": frozenset({"won"}),
     "four": frozenset({"for", "fore"}),
     "eight": frozenset({"ate"}),
+    "yes": frozenset({"yeah", "yep", "yup"}),
+    "no": frozenset({"nope", "nah"}),
 }
 
 _VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
