@@ -74,7 +74,10 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"config: {problem}", file=sys.stderr)
         config.problems.clear()  # each is told once
     if args.command == "play":
+        from assistant.memory import limit_malloc_arenas
         from assistant.play import play
+
+        limit_malloc_arenas()  # before any thread starts: hands-free play runs several
 
         return play(args, config)
     if args.command == "board":

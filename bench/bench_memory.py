@@ -40,17 +40,23 @@ def measure(recognizer: str, game: str) -> tuple[int, list[str]]:
         config = Path(tmp) / "config.yaml"
         config.write_text(f"recognizer: {recognizer}\nkeypad:\n  source: none\nvoice:\n  render_at_start: false\n",
                           encoding="utf-8")
-        with private_sink("memory"), private_mic("memory") as mic:
+        errors = (Path(tmp) / "stderr.txt").open("w")
+        with errors, private_sink("memory"), private_mic("memory") as mic:
             feeder = MicFeeder(mic)
             feeder.thread.start()
             proc = subprocess.Popen([sys.executable, "-m", "assistant", "--config", str(config), "play", game,
                                      "--seed", "1", "--new"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, text=True,
+                                    stderr=errors, text=True,
                                     env={**os.environ, "ASSISTANT_STATE_DIR": str(Path(tmp) / "state")})
             out = Lines(proc.stdout)
             peak = 0
             try:
-                out.wait_for("BSAT1: Enter skill.", timeout=120)
+                try:
+                    out.wait_for("BSAT1: Enter skill.", timeout=120)
+                except AssertionError:
+                    errors.flush()
+                    raise AssertionError(f"the game did not start; its stderr:\n"
+                                         f"{(Path(tmp) / 'stderr.txt').read_text()}") from None
                 time.sleep(3.0)  # while it talks, the microphone is not listened to
                 for text, answer in STEPS:
                     seen = len(out.lines)

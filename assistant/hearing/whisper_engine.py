@@ -37,6 +37,7 @@ from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer
 from assistant.hearing.vosk_engine import ModelError
+from assistant.memory import give_back_memory
 
 DEFAULT_WHISPER_MODEL = "faster-whisper-tiny.en"
 #: The official files (Hugging Face, Systran/faster-whisper-tiny.en) and their SHA-256: the same
@@ -218,7 +219,7 @@ class WhisperTranscriber:
             tokenizer = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
         except Exception as error:  # CTranslate2 raises RuntimeError/ValueError with its own text
             raise ModelError(f"Whisper could not load the model at {folder}: {error}") from error
-        _give_back_memory()
+        give_back_memory()
         return cls(model, tokenizer, settings.beam_size)
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
@@ -246,17 +247,6 @@ class WhisperTranscriber:
                                      max_length=MAX_TOKENS, suppress_blank=True, suppress_tokens=self._suppress)
         return [self.tokenizer.decode([t for t in ids if t < self._end]).strip()
                 for ids in result[0].sequences_ids]
-
-
-def _give_back_memory() -> None:
-    """Return the memory freed after loading (the float16 weights turned int8) to the system:
-    about 80 MB that glibc would otherwise keep."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to do
-        pass
 
 
 def prompt_for(help_sentences: Iterable[str]) -> str:
