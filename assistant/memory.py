@@ -1,10 +1,10 @@
 """Keeping the process small on a 1-4 GB Raspberry Pi (glibc's allocator, via ctypes).
 
-glibc gives every thread that allocates its own malloc arena (up to eight per core), and
-memory freed in one arena is not reused by the others: with the microphone, speaker, Piper
-and Whisper threads of hands-free play that fragmentation was a quarter of the peak
-(``python -m bench.bench_memory``: 462 MB with the default, 347 MB with two arenas). Both
-helpers do nothing where the C library is not glibc.
+glibc gives threads that allocate their own malloc arenas (up to eight per core), and memory
+freed in one arena is not reused by the others; hands-free play has microphone, speaker,
+Piper and Whisper threads. Two arenas bound that fragmentation (on this machine the measured
+peak, ``python -m bench.bench_memory``, varies by tens of MB from run to run either way).
+Both helpers do nothing where the C library is not glibc.
 """
 
 from __future__ import annotations
