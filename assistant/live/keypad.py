@@ -277,17 +277,23 @@ def keypad_keys(config: Config, evdev: bool) -> dict[str, str]:
     mapping: dict[Any, Any] = config.get("keypad.keys", {})
     for raw_key, raw_button in mapping.items():
         key, button = str(raw_key), str(raw_button).upper()
+        problem = _key_problem(key, evdev)
         if button not in ("0", "1", "2", "R"):
             config.problems.append(f"keypad.keys: {key}: {button!r} is not a button (0, 1, 2 or R); left out.")
-        elif evdev and key not in KEY_CODES:
-            config.problems.append(f"keypad.keys: {key!r} is not a key name this reader knows "
-                                   f"({', '.join(sorted(KEY_CODES))}); left out.")
-        elif not evdev and len(key) != 1:
-            config.problems.append(f"keypad.keys: {key!r} must be one character for the terminal or a pipe"
-                                   "; left out.")
+        elif problem:
+            config.problems.append(f"keypad.keys: {problem}; left out.")
         else:
             keys[key] = button
     return keys
+
+
+def _key_problem(key: str, evdev: bool) -> str:
+    """Why ``key`` cannot be read from this source ("" when it can)."""
+    if evdev and key not in KEY_CODES:
+        return f"{key!r} is not a key name this reader knows ({', '.join(sorted(KEY_CODES))})"
+    if not evdev and len(key) != 1:
+        return f"{key!r} must be one character for the terminal or a pipe"
+    return ""
 
 
 def talk_keys(config: Config, evdev: bool, buttons: dict[str, str]) -> tuple[str, ...]:
@@ -304,12 +310,9 @@ def talk_keys(config: Config, evdev: bool, buttons: dict[str, str]) -> tuple[str
     where = f"{config.where('keypad.talk_key')}: keypad.talk_key"
     for entry in raw if isinstance(raw, list) else [raw]:
         key = str(entry)
-        if evdev and key not in KEY_CODES:
-            config.problems.append(f"{where}: {key!r} is not a key name this reader knows "
-                                   f"({', '.join(sorted(KEY_CODES))}); left out.")
-        elif not evdev and len(key) != 1:
-            config.problems.append(f"{where}: {key!r} must be one character for the terminal or a pipe"
-                                   "; left out.")
+        problem = _key_problem(key, evdev)
+        if problem:
+            config.problems.append(f"{where}: {problem}; left out.")
         elif key in buttons:
             config.problems.append(f"{where}: {key!r} is already the button {buttons[key]}; left out.")
         else:

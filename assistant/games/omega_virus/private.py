@@ -33,33 +33,29 @@ def private_request(game: Game) -> PrivateRequest | None:
 
 
 def _request(cc: CommandCenter) -> PrivateRequest | None:
+    asked = _asked(cc)
+    if asked is None:
+        return None
+    color, presses, entered, prompt, doing = asked
+    return PrivateRequest(color, prompt, presses, entered, f"{P.title(color)} is {doing}.")
+
+
+def _asked(cc: CommandCenter) -> tuple[str, int, int, str, str] | None:
+    """Who is asked, for how many presses, how many are in, the prompt, and what the others see
+    them doing."""
     phase = cc.phase
-    if phase is Phase.SIGNON:
+    if phase is Phase.SIGNON and cc.signon.asking is not None:
         color = cc.signon.asking
-        if color is None:
-            return None
-        return PrivateRequest(color, P.enter_code(color).text, 2, len(cc.entry),
-                              f"{P.title(color)} is entering a secret code.")
-    if phase is Phase.SHOT:
-        attack = cc.attack
-        if attack is None:
-            return None
-        name = P.title(attack.attacker)
-        return PrivateRequest(attack.attacker, f"{name}, take your best shot!", 1, 0,
-                              f"{name} is taking a shot.")
-    if phase is Phase.TERMINATE:
-        mover = cc.mover
-        if mover is None:
-            return None
-        name = P.title(mover[0])
-        return PrivateRequest(mover[0], f"{name}, press one termination button.", 1, 0,
-                              f"{name} is trying to terminate the Virus.")
-    if phase is Phase.SHIELDS:
+        return color, 2, len(cc.entry), P.enter_code(color).text, "entering a secret code"
+    if phase is Phase.SHOT and cc.attack is not None:
+        color = cc.attack.attacker
+        return color, 1, 0, f"{P.title(color)}, take your best shot!", "taking a shot"
+    if phase is Phase.TERMINATE and cc.mover is not None:
+        color = cc.mover[0]
+        return color, 1, 0, f"{P.title(color)}, press one termination button.", "trying to terminate the Virus"
+    if phase is Phase.SHIELDS and cc.defense is not None:
         defense = cc.defense
-        if defense is None:
-            return None
-        name = P.title(defense.color)
         shields = f"{defense.n} shield{'s' if defense.n != 1 else ''}"
-        return PrivateRequest(defense.color, f"{name}, energize {shields}: a different button for each.",
-                              defense.n, len(defense.pressed), f"{name} is energizing shields.")
+        return (defense.color, defense.n, len(defense.pressed),
+                f"{P.title(defense.color)}, energize {shields}: a different button for each.", "energizing shields")
     return None
