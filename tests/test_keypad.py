@@ -195,8 +195,40 @@ def test_keypad_sources_include_gpio_and_a_wrong_one_is_named() -> None:
     from assistant.config import Config
     from assistant.live.keypad import KEYPAD_SOURCES, open_keypad
 
-    assert KEYPAD_SOURCES == ("none", "terminal", "fifo", "evdev", "gpio")
+    assert KEYPAD_SOURCES == ("none", "terminal", "fifo", "evdev", "gpio", "phone")
     config = Config.from_text("keypad:\n  source: buttons\n")
     open_keypad(config)
     assert config.problems == ["config line 2: keypad.source = 'buttons' must be one of none, terminal, fifo, "
-                               "evdev, gpio; using 'terminal'."]
+                               "evdev, gpio, phone; using 'terminal'."]
+
+
+def test_several_sources_at_once_and_the_ones_that_cannot_be_read_are_left_out(tmp_path: Path) -> None:
+    """keypad.source: [fifo, phone, evdev]: a press from either works; an evdev keypad that is
+    not plugged in is reported and left out, the others go on."""
+    from assistant.config import Config
+    from assistant.live.keypad import Keypads, members, open_keypad, working
+    from assistant.phone import PhoneKeypad
+
+    fifo = tmp_path / "keys"
+    config = Config.from_text(f"keypad:\n  source: [fifo, phone, evdev, bells]\n  fifo: {fifo}\n"
+                              "  device: no-such-keypad\nphone:\n  bind: 127.0.0.1\n  port: 0\n")
+    keypad = open_keypad(config)
+    assert config.problems == ["config line 2: keypad.source: 'bells' is not a keypad source (none, terminal, "
+                               "fifo, evdev, gpio, phone); left out."]
+    assert isinstance(keypad, Keypads)
+    assert [type(k) for k in members(keypad)] == [CharKeypad, PhoneKeypad, EvdevKeypad]
+    told: list[str] = []
+    usable = working(keypad, told.append)
+    assert [type(k) for k in members(usable)] == [CharKeypad, PhoneKeypad]
+    assert len(told) == 1 and "Plug in the keypad" in told[0], told
+    presses = PressQueue()
+    assert usable is not None
+    usable.start(presses)
+    try:
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.write(fd, b"1r")
+        os.close(fd)
+        assert wait_for(presses, 2) == ["1", "R"]
+    finally:
+        usable.stop()
+    assert working(None, told.append) is None

@@ -245,20 +245,87 @@ class PressQueue:
                 return presses
 
 
-KEYPAD_SOURCES = ("none", "terminal", "fifo", "evdev", "gpio")
+KEYPAD_SOURCES = ("none", "terminal", "fifo", "evdev", "gpio", "phone")
+
+
+@dataclass
+class Keypads:
+    """Several sources at once (``keypad.source: [gpio, phone]``): a press from any of them."""
+
+    members: list[Keypad]
+
+    def start(self, on_press: Callable[[str], None]) -> None:
+        started: list[Keypad] = []
+        try:
+            for keypad in self.members:
+                keypad.start(on_press)
+                started.append(keypad)
+        except BaseException:
+            for keypad in started:
+                keypad.stop()
+            raise
+
+    def stop(self) -> None:
+        for keypad in self.members:
+            keypad.stop()
+
+
+def members(keypad: Keypad | None) -> list[Keypad]:
+    """The single keypads inside ``keypad`` (itself, or a :class:`Keypads`' members)."""
+    if keypad is None:
+        return []
+    return list(keypad.members) if isinstance(keypad, Keypads) else [keypad]
+
+
+def working(keypad: Keypad | None, report: Callable[[str], object]) -> Keypad | None:
+    """The keypads that can be read (each tried once: started and stopped); ``report`` hears why
+    each other one cannot. None when none can."""
+    kept: list[Keypad] = []
+    for single in members(keypad):
+        try:
+            single.start(lambda button: None)
+            single.stop()
+        except (KeypadError, OSError) as error:
+            report(str(error))
+        else:
+            kept.append(single)
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else Keypads(kept)
 
 
 def open_keypad(config: Config) -> Keypad | None:
-    """The keypad ``keypad.source`` names, or None: none wanted, or its settings cannot be
-    used (the reasons are in ``config.problems``). Opening the device itself happens at
-    ``start()``, which raises :class:`KeypadError` with what to do."""
-    source = config.get("keypad.source", "terminal", choices=KEYPAD_SOURCES)
+    """The keypad(s) ``keypad.source`` names (one name or a list), or None: none wanted, or
+    their settings cannot be used (the reasons are in ``config.problems``). Opening a device
+    itself happens at ``start()``, which raises :class:`KeypadError` with what to do."""
+    raw = config.raw("keypad.source", None)
+    if not isinstance(raw, list):
+        return _open_source(config, config.get("keypad.source", "terminal", choices=KEYPAD_SOURCES))
+    opened: list[Keypad] = []
+    for name in map(str, raw):
+        if name not in KEYPAD_SOURCES:
+            config.problems.append(f"{config.where('keypad.source')}: keypad.source: {name!r} is not a keypad "
+                                   f"source ({', '.join(KEYPAD_SOURCES)}); left out.")
+            continue
+        keypad = _open_source(config, name)
+        if keypad is not None:
+            opened.append(keypad)
+    if not opened:
+        return None
+    return opened[0] if len(opened) == 1 else Keypads(opened)
+
+
+def _open_source(config: Config, source: str) -> Keypad | None:
     if source == "none":
         return None
     if source == "gpio":
         from assistant.live.gpio import open_gpio_keypad
 
         return open_gpio_keypad(config)
+    if source == "phone":
+        from assistant.phone import PhoneKeypad
+
+        return PhoneKeypad.from_config(config)
     evdev = source == "evdev"
     buttons = keypad_keys(config, evdev) or dict(DEFAULT_EVDEV_KEYS if evdev else DEFAULT_CHAR_KEYS)
     keys = with_talk_keys(buttons, talk_keys(config, evdev, buttons))
