@@ -18,20 +18,20 @@ from pathlib import Path
 import pytest
 
 from tests.audio_env import Recorder, ensure_audio, private_mic, private_sink
-from tests.test_live_e2e import Lines, MicFeeder, piper_clip, wait_quiet
-from tests.test_live_voices import answered
+from tests.live_helpers import Lines, MicFeeder, piper_clip, stop, wait_quiet
 
 pytestmark = pytest.mark.audio
 
 MENU = "NARRATOR: Which game? The Omega Virus, Prologue, the card battle, or Battle of the Planets."
 TO_MENU = "Go to the main menu? This game is kept. Say yes or no."
-#: (what is said, the start of a line the assistant then prints).
+#: (what is said, a line the assistant then prints).
 SCRIPT = [
     ("the omega virus", "BSAT1: Enter skill."),
     ("skill zero", "BSAT1: Red, enter secret code."),
     ("main menu", f"BSAT1: {TO_MENU}"),
     ("yes", MENU),
-    ("battle of the planets", "ZARK: 7-Zark-7 here!"),
+    ("battle of the planets", "ZARK: 7-Zark-7 here! I spin for the Intruder and G-Force and keep track of the "
+                              "Monster cards. Put the Intruder on Spectra and the 12 Monster cards in a pile."),
     ("main menu", f"ZARK: {TO_MENU}"),
     ("yes", MENU),
     ("the omega virus", "BSAT1: Game resumed. Say new game to start over."),
@@ -54,8 +54,7 @@ voice:
     errors = (tmp_path / "stderr.txt").open("w")
     repeats: list[str] = []
     with private_sink("menu") as sink, private_mic("menu") as mic:
-        feeder = MicFeeder(mic)
-        feeder.thread.start()
+        feeder = MicFeeder(mic).start()
         with Recorder(f"{sink}.monitor") as recorder:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "assistant", "--config", str(config), "play", "--seed", "1"],
@@ -71,8 +70,11 @@ voice:
                     for _attempt in range(MAX_REPEATS + 1):
                         mark = len(recorder.samples())
                         feeder.say(clips[text])
-                        if answered(out, answer, seen, timeout=12):
+                        try:
+                            out.wait_for(answer, timeout=12, start=seen)
                             break
+                        except AssertionError:
+                            pass
                         repeats.append(text)
                         assert len(repeats) <= MAX_REPEATS, repeats
                     wait_quiet(recorder, mark)
@@ -82,9 +84,8 @@ voice:
                 raise AssertionError(f"{failure}\nprinted: {out.lines}\nassistant's stderr:\n"
                                      f"{(tmp_path / 'stderr.txt').read_text()}") from None
             finally:
-                proc.terminate()
-                proc.wait(timeout=20)
-                feeder.stop.set()
+                stop(proc)
+                feeder.close()
     journals = sorted(state.glob("omega-virus-*.jsonl"))
     assert len(journals) == 1  # resumed, not started again
     entries = [json.loads(line) for line in journals[0].read_text().splitlines()[1:]]
