@@ -15,7 +15,7 @@ from assistant.games import game_spec
 from assistant.hearing.recognizer import Ear
 from assistant.journal import report_to
 from assistant.live.gpio import open_status_light
-from assistant.live.keypad import Keypad, KeypadError, open_keypad
+from assistant.live.keypad import open_keypad, working
 from assistant.live.loop import LISTEN_MODES, LiveLoop, LiveSettings
 from assistant.live.microphone import Microphone
 from assistant.menu import menu_phrases
@@ -51,7 +51,8 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
     if "whisper" in (choice.engine, choice.second):
         preload_whisper(hearing)  # first, while the process is small: loading it briefly takes twice its size
     loop_settings = live_settings(config)
-    keypad = _working(open_keypad(config))
+    keypad = working(open_keypad(config), lambda problem: print(
+        f"keypad: {problem} Playing without it: secret codes can be spoken, shots are random.", file=sys.stderr))
     if loop_settings.push_to_talk and keypad is not None:
         # Only what is said after a talk press is heard, so table talk cannot reach the ear:
         # no need to doubt commands for sounding unlike themselves, nor to veto them.
@@ -133,17 +134,3 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
         if light is not None:
             light.close()
     return 0
-
-
-def _working(keypad: Keypad | None) -> Keypad | None:
-    """The keypad if it can be read (tried once: started and stopped), else None and why."""
-    if keypad is None:
-        return None
-    try:
-        keypad.start(lambda button: None)
-        keypad.stop()
-    except (KeypadError, OSError) as error:
-        print(f"keypad: {error} Playing without it: secret codes can be spoken, shots are random.",
-              file=sys.stderr)
-        return None
-    return keypad
