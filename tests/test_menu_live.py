@@ -182,3 +182,21 @@ def test_a_recognizer_that_fails_is_a_problem_and_play_goes_on(tmp_path: Path) -
     assert logged == ["recognizer failed (RuntimeError: decoder state is corrupt); what was being said is dropped"]
     say(loop, "the omega virus")
     assert loop.state() == "listening" and table.lines[-1] == "BSAT1: Enter skill."
+
+
+def test_what_game_time_changes_changes_what_the_ear_listens_for(tmp_path: Path) -> None:
+    """An idle pause (and so a game over, and the menu after it) comes with time, not words:
+    "resume" is listened for at once, not after the next thing said."""
+    table = Table()
+    loop, box, _ = live_box(tmp_path, table)
+    box.games.idle = 30.0
+    say(loop, "the omega virus")
+    for words in ("skill zero", "code one two", "code two one", "skip", "skip"):
+        say(loop, words)
+    assert box.session is not None and box.session.game.clock_running()
+    assert "resume" not in loop.ear.intents
+    loop.tick(31.0)
+    assert box.paused and table.lines[-1].startswith("BSAT1: Nobody has played for 0.5 minutes")
+    assert "resume" in loop.ear.intents
+    say(loop, "resume")
+    assert not box.paused

@@ -145,7 +145,7 @@ class LiveLoop:
                     last_tick = time.monotonic()  # the game waits while nobody can be heard
                     continue
                 now = time.monotonic()
-                self.session.advance(now - last_tick)
+                self.tick(now - last_tick)
                 last_tick = time.monotonic()
                 acted = self._handle_presses()
                 block = self.mic.read(timeout=self.settings.block_seconds / 2)
@@ -164,6 +164,12 @@ class LiveLoop:
                 done, watcher = watching
                 done.set()
                 watcher.join(timeout=1.0)
+
+    def tick(self, seconds: float) -> None:
+        """Let game time pass; what it changed (an idle pause, a game over and the menu after it)
+        changes what the ear listens for too."""
+        self.session.advance(seconds)
+        self._listen_for()
 
     def _listen_for(self) -> None:
         """Have the ear listen for what is allowed now (in new sentences, if they changed)."""
