@@ -47,8 +47,9 @@ class HearingSettings:
     whisper: WhisperSettings = field(default_factory=WhisperSettings)
     spot: SpotSettings = field(default_factory=SpotSettings)
     veto: bool = True
-    confirm_distance: float = 0.6
+    confirm_distance: float = 0.4
     hypotheses: int = 3
+    runner_up_distance: float = 0.6
 
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:
@@ -88,6 +89,8 @@ class HearingSettings:
             confirm_distance=config.get("hearing.whisper.confirm_distance", d.confirm_distance, minimum=0.0,
                                         maximum=5.0),
             hypotheses=config.get("hearing.whisper.hypotheses", d.hypotheses, minimum=1, maximum=5),
+            runner_up_distance=config.get("hearing.whisper.runner_up_distance", d.runner_up_distance,
+                                          minimum=0.0, maximum=5.0),
         )
 
     @property
@@ -259,7 +262,8 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
     if second is not None:
         try:
             opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings.veto,
-                                    settings.confirm_distance, hypotheses=settings.hypotheses)
+                                    settings.confirm_distance, hypotheses=settings.hypotheses,
+                                    runner_up_distance=settings.runner_up_distance)
         except ModelError as error:
             if not fallback:
                 raise

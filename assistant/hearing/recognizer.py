@@ -95,15 +95,17 @@ class SecondOpinion:
 
     Whisper's runners-up (``hypotheses`` > 1, the beam's next best transcripts) speak only
     beside its best one: a command spotted in a runner-up is taken when the best transcript is
-    within ``confirm_distance`` of it ("explore two near one" beside "explore two zero one"),
-    and a first-pass command stands when any of them spots it or comes that near."""
+    within ``runner_up_distance`` of it ("explore two near one" beside "explore two zero one"),
+    and a first-pass command stands when any of them comes within ``confirm_distance``.
+    Both chosen on the tuning voices with bench/veto_study.py."""
 
     transcriber: Transcriber
     spotter: Spotter
     veto: bool = True
-    confirm_distance: float = 0.6
+    confirm_distance: float = 0.4
     max_seconds: float = 15.0
     hypotheses: int = 3
+    runner_up_distance: float = 0.6
 
 
 class Ear:
@@ -246,7 +248,7 @@ class Ear:
         for other in texts[1:]:
             spotted = self.spot(other)
             if (isinstance(spotted, Transcript) and spotted.command is not None
-                    and second.spotter.distance(text, spotted.command) <= second.confirm_distance):
+                    and second.spotter.distance(text, spotted.command) <= second.runner_up_distance):
                 return Transcript(spotted.text, spotted.confidence, text, spotted.command, True)
         if "not allowed now" in opinion.reason or not isinstance(first, NotRecognized):
             return opinion

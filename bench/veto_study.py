@@ -1,0 +1,149 @@
+"""How the hybrid's two Whisper thresholds trade commands heard against table talk taken.
+
+    .venv/bin/python bench/veto_study.py --voices tuning --out /tmp/veto-tuning.jsonl
+    .venv/bin/python bench/veto_study.py --simulate /tmp/veto-tuning.jsonl
+
+The first form hears bench_accuracy's clips (``--per-intent 1 --talk-voices 1``: every intent
+of every game and 64 table-talk lines) said by one voice set (tuning or held-out) in four
+conditions (clean, white noise 20 dB, babble 20 dB, reverberant), once: the streaming first
+pass's command, Whisper's three best transcripts, what is spotted in each, and the distances
+the decision compares. The second form replays the hybrid's decision (``Ear.decide``) on those
+records for a grid of ``confirm_distance`` (how near Whisper's transcripts must come to a first
+pass command for it to stand) and ``runner_up_distance`` (how near Whisper's best transcript
+must come to a command spotted in a runner-up), printing commands right and table talk taken:
+thresholds are chosen on the tuning voices and read off on the held-out ones. About 11
+minutes per voice set on this 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from assistant.games import GAMES, game_module  # noqa: E402
+from assistant.hearing import HearingSettings, Transcript, open_ear  # noqa: E402
+from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
+from bench.bench_accuracy import (  # noqa: E402
+    CONDITIONS,
+    TABLE_TALK,
+    checked_table_talk,
+    grammar_for,
+    listening_moments,
+    make_clip,
+    sample_commands,
+    table_talk_games,
+    voices_for,
+)
+
+STUDY_CONDITIONS = ("clean", "white 20 dB", "babble 20 dB", "reverb")
+CONFIRM = (0.3, 0.4, 0.5, 0.6)
+RUNNER_UP = (0.4, 0.6, 0.8)
+
+
+def record(voices: str, out: Path, cache: Path) -> None:
+    names = list(GAMES)
+    games = {name: game_module(name).sentences() for name in names}
+    maker = ClipMaker(cache)
+    noise = babble(maker)
+    conditions = [c for c in CONDITIONS if c.name in STUDY_CONDITIONS]
+    tuning = set(TUNING_SPEAKERS)
+    items = [(name, text, command) for name, sentences in games.items()
+             for text, command in sample_commands(sentences, 1)]
+    talk = checked_table_talk(games, TABLE_TALK)
+    clips: list[tuple[str, Any, str, Any, Any, int]] = []
+    for n, (game, text, expected) in enumerate(items):
+        for speaker in voices_for(n, 1):
+            if (speaker in tuning) == (voices == "tuning"):
+                clips += [(game, c, text, speaker, expected, n * 31 + k) for k, c in enumerate(CONDITIONS)
+                          if c in conditions]
+    for line, (text, tag) in enumerate(talk):
+        n = len(items) + line
+        for v, speaker in enumerate(voices_for(n, 1)):
+            if (speaker in tuning) == (voices == "tuning"):
+                clips += [(table_talk_games(line, tag, names, v), c, text, speaker, None, n * 31 + k)
+                          for k, c in enumerate(CONDITIONS) if c in conditions]
+    moments = {name: listening_moments(name) for name in names}
+    ears = {name: open_ear(HearingSettings(recognizer="hybrid"), games[name], engine="hybrid", fallback=False)
+            for name in names}
+    with out.open("w") as f:
+        for i, (game, condition, text, speaker, expected, seed) in enumerate(clips):
+            ear = ears[game]
+            second = ear.second
+            assert second is not None and ear.spotter is not None
+            ear.set_intents(grammar_for(moments[game], expected.intent if expected else None) or games[game].intents)
+            clip = make_clip(maker, text, speaker, condition, noise, seed)
+            ear.second = None  # the first pass alone, then Whisper on the same audio
+            first = ear.hear(clip)
+            ear.second = second
+            texts = second.transcriber.hypotheses(clip.tobytes(), ear._prompt(), 3) or [""]
+            spots = [ear.spot(t) for t in texts]
+            command = first.command if isinstance(first, Transcript) else None
+            found = [s.command if isinstance(s, Transcript) else None for s in spots]
+            f.write(json.dumps({
+                "game": game, "condition": condition.name, "voice": speaker.label, "text": text,
+                "expected": [expected.intent, dict(expected.slots)] if expected else None,
+                "first": [command.intent, dict(command.slots)] if command else None,
+                "texts": texts, "words": bool(ear.sentences.words(texts[0])),
+                "spots": [[c.intent, dict(c.slots)] if c else None for c in found],
+                "first_distances": [second.spotter.distance(t, command) for t in texts] if command else None,
+                "spot_distances": [second.spotter.distance(texts[0], c) if c else None for c in found],
+            }) + "\n")
+            f.flush()
+            if i % 100 == 0:
+                print(f"{i} of {len(clips)} clips", file=sys.stderr, flush=True)
+
+
+def decide(row: dict[str, Any], confirm: float, runner_up: float) -> Any:
+    """Ear.decide's outcome for a recorded clip."""
+    if row["spots"][0]:
+        return row["spots"][0]
+    if row["first"]:
+        if not row["words"] or min(row["first_distances"]) <= confirm:
+            return row["first"]
+        return None
+    for spot, distance in zip(row["spots"][1:], row["spot_distances"][1:], strict=True):
+        if spot and distance is not None and distance <= runner_up:
+            return spot
+    return None
+
+
+def simulate(paths: Sequence[Path]) -> None:
+    for path in paths:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        commands = [r for r in rows if r["expected"]]
+        talk = [r for r in rows if not r["expected"]]
+        print(f"{path}: {len(commands)} command clips, {len(talk)} table-talk clips "
+              f"({', '.join(sorted({r['condition'] for r in rows}))})")
+        print("confirm_distance  runner_up_distance  commands right   table talk taken")
+        for confirm in CONFIRM:
+            for runner_up in RUNNER_UP:
+                right = sum(decide(r, confirm, runner_up) == r["expected"] for r in commands)
+                taken = sum(decide(r, confirm, runner_up) is not None for r in talk)
+                print(f"{confirm:>16} {runner_up:>19}  {right:>5}/{len(commands)} {100 * right / len(commands):5.1f}%"
+                      f"   {taken:>4}/{len(talk)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--voices", choices=["tuning", "held-out"], default="tuning")
+    parser.add_argument("--out", type=Path, help="where to record the clips' outcomes (JSON lines)")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/bench-clips"), help="clip cache folder")
+    parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
+    args = parser.parse_args(argv)
+    if args.simulate:
+        simulate(args.simulate)
+        return 0
+    if args.out is None:
+        parser.error("--out FILE (or --simulate FILE...)")
+    record(args.voices, args.out, args.cache)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
