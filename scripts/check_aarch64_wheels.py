@@ -193,9 +193,17 @@ def resolve_for_pi(target: Target, wanted: list[str], index_url: str, work: Path
     raise CheckError(f"pip kept failing for {target.name}")
 
 
+def _unmarked(requirement: Requirement) -> str:
+    """The requirement without its marker (already found true on the Pi): pip would read it for
+    this machine and leave out what only a Pi needs."""
+    bare = Requirement(str(requirement))
+    bare.marker = None
+    return str(bare)
+
+
 def check(target: Target, requirements: list[Requirement], index_url: str) -> tuple[list[str], list[str]]:
     """(lines to print, problems) for one Pi OS release."""
-    wanted = [str(r) for r in requirements if r.marker is None or r.marker.evaluate(target.environment())]
+    wanted = [_unmarked(r) for r in requirements if r.marker is None or r.marker.evaluate(target.environment())]
     failed: dict[str, str] = {}
     built_here: set[str] = set()
     why_wanted: dict[str, str] = {}
