@@ -38,6 +38,8 @@ Settings = dict[str, Any]
 #: The box's commands while it listens ("start listening" only makes sense when it does not).
 LISTENING_COMMANDS = BOX_INTENTS - {"start_listening"}
 DEFAULT_POWEROFF = "systemctl poweroff"
+#: "phone keypad" when phones are not a keypad source.
+NO_PHONE_KEYPAD = "There is no phone keypad. To use phones, add phone to keypad.source in config.yaml."
 #: Said after "Game resumed." when a game is resumed without asking (by name, or hands-free).
 RESUME_NOTE = "Say new game to start over."
 
@@ -133,6 +135,8 @@ class Box:
     on_volume: Callable[[float], None] | None = None
     #: Called before a game (by name) or the menu (None) starts.
     on_switch: Callable[[str | None], None] | None = None
+    #: "phone keypad": what to say (the page's address and PIN), or None without a phone keypad.
+    on_phone: Callable[[], str | None] | None = None
     current: Session | Menu | None = None
     listening: bool = True
     #: What a yes would do: "main_menu" or "shut_down" (None: nothing asked).
@@ -308,6 +312,9 @@ class Box:
             self.say("I stopped listening, and the game waits. Say start listening to go on.")
         elif intent == "start_listening":
             self.say("I am listening.")
+        elif intent == "phone_keypad":
+            said = self.on_phone() if self.on_phone is not None else None
+            self.say(said or NO_PHONE_KEYPAD)
         elif intent in ("louder", "quieter"):
             step = 1 if intent == "louder" else -1
             level = self.volume.level + step

@@ -31,7 +31,7 @@ TITLES = {
 MENU_INTENTS = frozenset({"choose_game", "repeat"})
 #: What the menu takes of the session's sentences (the box answers all but help).
 SHARED_INTENTS = ("help", "yes", "no", "main_menu", "louder", "quieter", "volume", "stop_listening",
-                  "start_listening", "shut_down")
+                  "start_listening", "shut_down", "phone_keypad")
 KEYS_HINT = "On the keypad, R names the next game, 1 the one before, and 0 plays it."
 NOTHING_NAMED = "Press R to hear the games' names, then 0 to play the one named."
 

@@ -27,7 +27,7 @@ from assistant.sentences import SentenceSet
 
 #: The box's own commands, in every game's sentences and the menu's, answered by the Box.
 BOX_INTENTS = frozenset({"main_menu", "louder", "quieter", "volume", "stop_listening", "start_listening",
-                         "shut_down"})
+                         "shut_down", "phone_keypad"})
 #: Intents every game's sentences have from the session's sentence file (the session answers
 #: all but the box's).
 SESSION_INTENTS = frozenset({"help", "pause", "resume", "new_game", "yes", "no", "undo"}) | BOX_INTENTS

@@ -261,6 +261,34 @@ def test_a_volume_that_cannot_be_kept_is_used_anyway(tmp_path: Path) -> None:
         volume.set(LOUDEST + 1)
 
 
+def test_phone_keypad_says_the_address_and_pin_or_how_to_get_one(tmp_path: Path) -> None:
+    """In the menu and in a game: what the box's on_phone gives, else how to turn phones on."""
+    from assistant.box import NO_PHONE_KEYPAD
+
+    box, out = menu_box(tmp_path)
+    assert box.hear("phone keypad") == Heard.SESSION
+    assert out[-1] == f"NARRATOR: {NO_PHONE_KEYPAD}"
+    box.on_phone = lambda: "Phone keypad: open 1 9 2 dot 1 6 8 dot 1 dot 2 0, port 8 4 7 0, PIN 4 7 1 9."
+    box.hear("the omega virus")
+    assert box.session is not None
+    before = state_of(box.session.game)
+    assert box.hear("phone pin") == Heard.SESSION
+    assert out[-1].endswith("PIN 4 7 1 9.")
+    assert state_of(box.session.game) == before  # the game is not touched
+
+
+def test_the_live_start_finds_the_phone_keypad_among_the_sources(tmp_path: Path) -> None:
+    from assistant.live.keypad import CharKeypad, Keypads
+    from assistant.live.run import phone_keypad
+    from assistant.phone import PhoneKeypad, PhoneSettings
+
+    phone = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0))
+    fifo = CharKeypad(tmp_path / "keys")
+    assert phone_keypad(Keypads([fifo, phone])) is phone
+    assert phone_keypad(phone) is phone
+    assert phone_keypad(fifo) is None and phone_keypad(None) is None
+
+
 # ---------------------------------------------------------------------------------- listening
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from assistant.box import Box, Games, Power, greet
 from assistant.config import Config
@@ -15,12 +16,15 @@ from assistant.games import game_spec
 from assistant.hearing.recognizer import Ear
 from assistant.journal import report_to
 from assistant.live.gpio import open_status_light
-from assistant.live.keypad import open_keypad, working
+from assistant.live.keypad import Keypad, members, open_keypad, working
 from assistant.live.loop import LISTEN_MODES, LiveLoop, LiveSettings
 from assistant.live.microphone import Microphone
 from assistant.menu import menu_phrases
 from assistant.sentences import SentenceSet
 from assistant.volume import Volume
+
+if TYPE_CHECKING:
+    from assistant.phone import PhoneKeypad  # imported when one is used: it brings aiohttp
 
 #: Said once after the start (or resume) when ``listen: push-to-talk``.
 PUSH_TO_TALK_HINT = "Press the talk key, then speak."
@@ -104,8 +108,23 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
         elif name != game:  # the first game's phrases are being prepared already
             announcer.prepare_game(name, games.settings(name), config)
 
+    phone = phone_keypad(keypad)
+
+    def announce_phone() -> str | None:
+        if phone is None:
+            return None
+        phone.show()  # the address and a QR code on the terminal, for whoever has one
+        return phone.spoken_announcement()
+
+    def switched(name: str | None) -> None:
+        prepare(name)
+        if name is not None and phone is not None and game_spec(name).private_colors:
+            box.say(announce_phone() or "")  # a new game has a new PIN
+
     box = Box(announcer, games, volume, power, menu_after_game=game is None, on_volume=announcer.set_gain,
-              on_switch=prepare)
+              on_switch=switched, on_phone=announce_phone)
+    if phone is not None:
+        phone.follow(lambda: box.session, busy=lambda: announcer.speaking.busy(loop_settings.mute_tail_seconds))
     unfinished = None
     if game is None:
         box.show_menu(ask=False)
@@ -121,6 +140,8 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
         box.held.start()
     if loop_settings.push_to_talk:
         box.say(PUSH_TO_TALK_HINT)
+    if phone is not None and box.session is not None and box.session.spec.private_colors:
+        box.say(announce_phone() or "")
     announcer.follow(box)  # BSat1 glitches more as the countdown runs out
     loop = LiveLoop(box, ear, mic, announcer.speaking, keypad, loop_settings, rescan=rescan, ear_for=ear_for,
                     on_state=light)
@@ -134,3 +155,10 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
         if light is not None:
             light.close()
     return 0
+
+
+def phone_keypad(keypad: Keypad | None) -> PhoneKeypad | None:
+    """The phone keypad among the keypads in use, if any."""
+    from assistant.phone import PhoneKeypad
+
+    return next((k for k in members(keypad) if isinstance(k, PhoneKeypad)), None)
