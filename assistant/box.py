@@ -28,7 +28,7 @@ from assistant.engine import Command
 from assistant.journal import Journal, find_unfinished
 from assistant.menu import Menu
 from assistant.sentences import SentenceSet
-from assistant.session import BOX_INTENTS, Announcer, Heard, Session
+from assistant.session import BOX_INTENTS, GAME_BOX_INTENTS, Announcer, Heard, Session
 from assistant.volume import LOUDEST, Volume
 
 if TYPE_CHECKING:
@@ -36,7 +36,9 @@ if TYPE_CHECKING:
 
 Settings = dict[str, Any]
 #: The box's commands while it listens ("start listening" only makes sense when it does not).
-LISTENING_COMMANDS = BOX_INTENTS - {"start_listening"}
+#: Every command the box answers.
+BOX_COMMANDS = BOX_INTENTS | GAME_BOX_INTENTS
+LISTENING_COMMANDS = BOX_COMMANDS - {"start_listening"}
 DEFAULT_POWEROFF = "systemctl poweroff"
 #: "phone keypad" when phones are not a keypad source.
 NO_PHONE_KEYPAD = "There is no phone keypad. To use phones, add phone to keypad.source in config.yaml."
@@ -137,6 +139,8 @@ class Box:
     on_switch: Callable[[str | None], None] | None = None
     #: "phone keypad": what to say (the page's address and PIN), or None without a phone keypad.
     on_phone: Callable[[], str | None] | None = None
+    #: "give red to the new phone": what to say after handing the color over (None: no phone keypad).
+    on_hand_over: Callable[[str], str | None] | None = None
     current: Session | Menu | None = None
     listening: bool = True
     #: What a yes would do: "main_menu" or "shut_down" (None: nothing asked).
@@ -226,7 +230,7 @@ class Box:
     def hear(self, text: str) -> Heard:
         """Words from a player: the box's own commands, or the menu's or the game's."""
         command = self.sentences.preferred(text, self.allowed_intents())
-        if command is not None and (command.intent in BOX_INTENTS or not self.listening or self.confirming):
+        if command is not None and (command.intent in BOX_COMMANDS or not self.listening or self.confirming):
             return self.apply(command)
         return self._pass_on(lambda held: held.hear(text))
 
@@ -238,7 +242,7 @@ class Box:
             return Heard.SESSION
         if self.listening and self.confirming is not None:
             return self._answer(intent)
-        if self.listening and intent in BOX_INTENTS:
+        if self.listening and intent in BOX_COMMANDS:
             return self._box_command(command)
         return self._pass_on(lambda held: held.apply(command))
 
@@ -314,6 +318,9 @@ class Box:
             self.say("I am listening.")
         elif intent == "phone_keypad":
             said = self.on_phone() if self.on_phone is not None else None
+            self.say(said or NO_PHONE_KEYPAD)
+        elif intent == "phone_hand_over":
+            said = self.on_hand_over(command.slots["color"]) if self.on_hand_over is not None else None
             self.say(said or NO_PHONE_KEYPAD)
         elif intent in ("louder", "quieter"):
             step = 1 if intent == "louder" else -1

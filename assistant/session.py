@@ -28,6 +28,9 @@ from assistant.sentences import SentenceSet
 #: The box's own commands, in every game's sentences and the menu's, answered by the Box.
 BOX_INTENTS = frozenset({"main_menu", "louder", "quieter", "volume", "stop_listening", "start_listening",
                          "shut_down", "phone_keypad"})
+#: The box's commands that only some games' own sentences have: handing a color to a new phone
+#: (games whose players take colors on phones).
+GAME_BOX_INTENTS = frozenset({"phone_hand_over"})
 #: Intents every game's sentences have from the session's sentence file (the session answers
 #: all but the box's).
 SESSION_INTENTS = frozenset({"help", "pause", "resume", "new_game", "yes", "no", "undo"}) | BOX_INTENTS

@@ -76,6 +76,8 @@ def test_every_game_has_the_box_commands() -> None:
     for spec in specs():
         sentences = spec.sentences()
         assert BOX_INTENTS <= set(sentences.intents), spec.name
+        # handing a color to a new phone: only where players take colors on phones
+        assert ("phone_hand_over" in sentences.intents) == bool(spec.private_colors), spec.name
         assert sentences.match("volume five") == Command("volume", {"level": "5"}), spec.name
         assert sentences.match("volume 10") == Command("volume", {"level": "10"}), spec.name
         assert sentences.match("switch game") == Command("main_menu"), spec.name
@@ -275,6 +277,32 @@ def test_phone_keypad_says_the_address_and_pin_or_how_to_get_one(tmp_path: Path)
     assert box.hear("phone pin") == Heard.SESSION
     assert out[-1].endswith("PIN 4 7 1 9.")
     assert state_of(box.session.game) == before  # the game is not touched
+
+
+def test_the_table_gives_a_color_to_the_new_phone_by_voice(tmp_path: Path) -> None:
+    """A second phone waits for Red; "give red to the new phone" hands it over (the real
+    PhoneKeypad's door, no server needed); the game is not touched."""
+    from assistant.box import NO_PHONE_KEYPAD
+    from assistant.live.run import hand_over_said
+    from assistant.phone import PhoneKeypad, PhoneSettings
+
+    box, out = menu_box(tmp_path)
+    box.hear("the omega virus")
+    assert box.session is not None
+    assert box.hear("give red to the new phone") == Heard.SESSION
+    assert out[-1] == f"BSAT1: {NO_PHONE_KEYPAD}"
+    phone = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0), colors=("red", "blue"))
+    first = phone.door.join("10.0.0.2", phone.pin, "red")
+    second = phone.door.join("10.0.0.3", phone.pin, "red")
+    assert second.waiting and phone.waiting_colors() == ("red",)
+    box.on_hand_over = lambda color: hand_over_said(phone, color)
+    before = state_of(box.session.game)
+    assert box.hear("the new phone is blue") == Heard.SESSION
+    assert out[-1] == "BSAT1: No new phone is asking for Blue."
+    assert box.hear("give red to the new phone") == Heard.SESSION
+    assert out[-1] == "BSAT1: Red is on the new phone now."
+    assert phone.waiting_colors() == () and not second.waiting and first.token != second.token
+    assert state_of(box.session.game) == before
 
 
 def test_the_live_start_finds_the_phone_keypad_among_the_sources(tmp_path: Path) -> None:

@@ -104,7 +104,8 @@ def test_a_phone_put_out_is_told_why_and_a_waiting_phone_what_it_waits_for(table
     second = table.door.join("b", table.door.pin, "red")
     assert table.turns.view(second.token, None) == {
         "type": "waiting", "color": "red",
-        "text": "Red is on another phone. That phone can tap Leave, or the table can give Red to this phone."}
+        "text": "Red is on another phone. That phone can tap Leave, or someone at the table can say: "
+                "give red to the new phone."}
     table.door.hand_over("red")
     table.turns.goodbye[table.tokens["red"]] = "Another phone took Red, as the table agreed."
     assert table.turns.view(table.tokens["red"], None) == {

@@ -121,8 +121,11 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
         if name is not None and phone is not None and game_spec(name).private_colors:
             box.say(announce_phone() or "")  # a new game has a new PIN
 
+    def hand_over(color: str) -> str | None:
+        return None if phone is None else hand_over_said(phone, color)
+
     box = Box(announcer, games, volume, power, menu_after_game=game is None, on_volume=announcer.set_gain,
-              on_switch=switched, on_phone=announce_phone)
+              on_switch=switched, on_phone=announce_phone, on_hand_over=hand_over)
     if phone is not None:
         phone.follow(lambda: box.session, busy=lambda: announcer.speaking.busy(loop_settings.mute_tail_seconds))
     unfinished = None
@@ -162,3 +165,11 @@ def phone_keypad(keypad: Keypad | None) -> PhoneKeypad | None:
     from assistant.phone import PhoneKeypad
 
     return next((k for k in members(keypad) if isinstance(k, PhoneKeypad)), None)
+
+
+def hand_over_said(phone: PhoneKeypad, color: str) -> str:
+    """Give ``color`` to the phone waiting for it; what the table hears."""
+    name = color.title()
+    if phone.hand_over(color):
+        return f"{name} is on the new phone now."
+    return f"No new phone is asking for {name}."

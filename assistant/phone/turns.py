@@ -28,7 +28,8 @@ def title(color: str) -> str:
 
 def waiting_text(phone: Phone) -> str:
     name = title(phone.color)
-    return f"{name} is on another phone. That phone can tap Leave, or the table can give {name} to this phone."
+    return (f"{name} is on another phone. That phone can tap Leave, or someone at the table can say: "
+            f"give {phone.color.lower()} to the new phone.")
 
 
 class Turns:
