@@ -39,6 +39,9 @@ Settings = dict[str, Any]
 #: Every command the box answers.
 BOX_COMMANDS = BOX_INTENTS | GAME_BOX_INTENTS
 LISTENING_COMMANDS = BOX_COMMANDS - {"start_listening"}
+#: Listened for only when phones are a keypad source (on_phone set): otherwise they would be
+#: one more sentence for table talk to be taken as.
+PHONE_COMMANDS = frozenset({"phone_keypad", "phone_hand_over"})
 DEFAULT_POWEROFF = "systemctl poweroff"
 #: "phone keypad" when phones are not a keypad source.
 NO_PHONE_KEYPAD = "There is no phone keypad. To use phones, add phone to keypad.source in config.yaml."
@@ -190,7 +193,7 @@ class Box:
 
     def _hold(self, front: Session | Menu) -> None:
         self.current = front
-        front.box_commands = LISTENING_COMMANDS
+        front.box_commands = LISTENING_COMMANDS if self.on_phone is not None else LISTENING_COMMANDS - PHONE_COMMANDS
 
     # ------------------------------------------------------------------ the Front protocol
 

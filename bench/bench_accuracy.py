@@ -74,7 +74,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.box import LISTENING_COMMANDS  # noqa: E402
+from assistant.box import LISTENING_COMMANDS, PHONE_COMMANDS  # noqa: E402
 from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
@@ -209,7 +209,7 @@ def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 
     pools: dict[str, list[str]] = {}
     for n in range(games):
         session = Session.new(game, seed + n, {}, PrintAnnouncer(lambda line: None), None)
-        session.box_commands = LISTENING_COMMANDS  # listened for in every game; the box answers them
+        session.box_commands = LISTENING_COMMANDS - PHONE_COMMANDS  # as the box listens (no phones)
         session.start()
         for _ in range(steps):
             if session.game.is_over():

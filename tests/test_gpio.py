@@ -367,8 +367,8 @@ def test_the_light_follows_the_live_loop(pins: MockFactory) -> None:
     seen: list[str] = []
 
     def on_state(state: str) -> None:
-        seen.append(state)
         light(state)
+        seen.append(state)  # after the light changed: the test reads the pin once it sees the state
 
     loop.on_state = on_state
     led = pins.pin(DEFAULT_LED_PIN)

@@ -264,13 +264,20 @@ def test_a_volume_that_cannot_be_kept_is_used_anyway(tmp_path: Path) -> None:
 
 
 def test_phone_keypad_says_the_address_and_pin_or_how_to_get_one(tmp_path: Path) -> None:
-    """In the menu and in a game: what the box's on_phone gives, else how to turn phones on."""
+    """In the menu and in a game: what the box's on_phone gives. With no phones the phone
+    commands are not listened for (one sentence less for table talk to be taken as); typed,
+    they say how to turn phones on."""
     from assistant.box import NO_PHONE_KEYPAD
 
     box, out = menu_box(tmp_path)
+    assert "phone_keypad" not in box.allowed_intents()
     assert box.hear("phone keypad") == Heard.SESSION
     assert out[-1] == f"NARRATOR: {NO_PHONE_KEYPAD}"
     box.on_phone = lambda: "Phone keypad: open 1 9 2 dot 1 6 8 dot 1 dot 2 0, port 8 4 7 0, PIN 4 7 1 9."
+    box.show_menu()
+    assert "phone_keypad" in box.allowed_intents()
+    assert box.hear("phone keypad") == Heard.SESSION
+    assert out[-1].endswith("PIN 4 7 1 9.")
     box.hear("the omega virus")
     assert box.session is not None
     before = state_of(box.session.game)
@@ -282,20 +289,18 @@ def test_phone_keypad_says_the_address_and_pin_or_how_to_get_one(tmp_path: Path)
 def test_the_table_gives_a_color_to_the_new_phone_by_voice(tmp_path: Path) -> None:
     """A second phone waits for Red; "give red to the new phone" hands it over (the real
     PhoneKeypad's door, no server needed); the game is not touched."""
-    from assistant.box import NO_PHONE_KEYPAD
     from assistant.live.run import hand_over_said
     from assistant.phone import PhoneKeypad, PhoneSettings
 
-    box, out = menu_box(tmp_path)
-    box.hear("the omega virus")
-    assert box.session is not None
-    assert box.hear("give red to the new phone") == Heard.SESSION
-    assert out[-1] == f"BSAT1: {NO_PHONE_KEYPAD}"
     phone = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0), colors=("red", "blue"))
     first = phone.door.join("10.0.0.2", phone.pin, "red")
     second = phone.door.join("10.0.0.3", phone.pin, "red")
     assert second.waiting and phone.waiting_colors() == ("red",)
+    box, out = menu_box(tmp_path)
+    box.on_phone = phone.spoken_announcement
     box.on_hand_over = lambda color: hand_over_said(phone, color)
+    box.hear("the omega virus")
+    assert box.session is not None
     before = state_of(box.session.game)
     assert box.hear("the new phone is blue") == Heard.SESSION
     assert out[-1] == "BSAT1: No new phone is asking for Blue."

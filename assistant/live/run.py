@@ -125,7 +125,8 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
         return None if phone is None else hand_over_said(phone, color)
 
     box = Box(announcer, games, volume, power, menu_after_game=game is None, on_volume=announcer.set_gain,
-              on_switch=switched, on_phone=announce_phone, on_hand_over=hand_over)
+              on_switch=switched, on_phone=announce_phone if phone is not None else None,
+              on_hand_over=hand_over if phone is not None else None)
     if phone is not None:
         phone.follow(lambda: box.session, busy=lambda: announcer.speaking.busy(loop_settings.mute_tail_seconds))
     unfinished = None
