@@ -44,7 +44,7 @@ class Table:
 
     def __init__(self, seed: int, skill: int, n_players: int, settings: Settings | None = None) -> None:
         self.rng = random.Random(seed * 7919 + 17)
-        self.cc = CommandCenter(seed, settings or Settings(attack_shot="random"))
+        self.cc = CommandCenter(random.Random(seed), settings or Settings(attack_shot="random"))
         self.players = SEATS[:n_players]
         self.bots: dict[str, Bot] = {}
         self.shut: set[str] = set()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from assistant.engine import Command, Output
@@ -27,7 +28,7 @@ def signed_on(seed: int = 1, players: tuple[str, ...] = ("red", "blue"), skill: 
               codes: dict[str, str] | None = None, **settings: Any) -> tuple[CommandCenter, list[str]]:
     """A game after "Enter skill." and every sign-on, with the opening lines."""
     codes = codes or CODES
-    cc = CommandCenter(seed, Settings(**settings))
+    cc = CommandCenter(random.Random(seed), Settings(**settings))
     out = lines(cc.start())
     out += lines(press(cc, str(skill)))
     for color in SEATS:

@@ -68,7 +68,7 @@ def play_random_game(seed: int) -> CommandCenter:
     rng = random.Random(seed)
     settings = Settings(attack_shot=rng.choice(["keypad", "random"]),
                         wanted_chance=rng.uniform(0.3, 0.9), hazard_chance=0.1)
-    cc = CommandCenter(seed, settings)
+    cc = CommandCenter(random.Random(seed), settings)
     outputs = cc.start()
     for _ in range(5000):
         roll = rng.random()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from assistant.engine import NotAllowed, Say, Sound
@@ -27,7 +29,7 @@ def test_time_chart_every_cell(skill: int, n: int, minutes: int) -> None:
 
 
 def test_signon_asks_each_color_in_seat_order() -> None:
-    cc = CommandCenter(5)
+    cc = CommandCenter(random.Random(5))
     assert lines(cc.start()) == ["BSAT1: Enter skill."]
     asked = lines(press(cc, "0"))
     assert asked == ["BSAT1: Red, enter secret code."]
@@ -41,7 +43,7 @@ def test_signon_asks_each_color_in_seat_order() -> None:
 
 
 def test_missed_code_is_asked_again_after_the_others_and_twice_is_out() -> None:
-    cc = CommandCenter(5, Settings(secret_code_seconds=10))
+    cc = CommandCenter(random.Random(5), Settings(secret_code_seconds=10))
     cc.start()
     press(cc, "0")                       # skill 0; Red is asked
     assert lines(cc.advance(10)) == ["BSAT1: Blue, enter secret code."]  # Red missed
@@ -54,7 +56,7 @@ def test_missed_code_is_asked_again_after_the_others_and_twice_is_out() -> None:
 
 
 def test_code_entered_late_on_the_second_ask_counts() -> None:
-    cc = CommandCenter(5)
+    cc = CommandCenter(random.Random(5))
     cc.start()
     press(cc, "1")
     cc.advance(10)
@@ -66,7 +68,7 @@ def test_code_entered_late_on_the_second_ask_counts() -> None:
 
 
 def test_no_one_signed_on_asks_for_skill_again() -> None:
-    cc = CommandCenter(5)
+    cc = CommandCenter(random.Random(5))
     cc.start()
     press(cc, "0")
     out = lines(press(cc, "RRRR"))
@@ -75,7 +77,7 @@ def test_no_one_signed_on_asks_for_skill_again() -> None:
 
 
 def test_countdown_does_not_run_before_the_mission_starts() -> None:
-    cc = CommandCenter(5)
+    cc = CommandCenter(random.Random(5))
     cc.start()
     cc.advance(600)
     press(cc, "0")

@@ -23,7 +23,7 @@ def test_the_command_center_offers_its_colors_and_asks_nothing_before_sign_on() 
 
 
 def test_sign_on_asks_each_color_for_two_presses_in_turn() -> None:
-    cc = CommandCenter(1)
+    cc = CommandCenter(random.Random(1))
     cc.start()
     press(cc, "0")
     assert private_request(cc) == PrivateRequest("red", "Red, enter secret code.", 2, 0,

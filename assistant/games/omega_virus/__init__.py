@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from assistant.config import Config
-from assistant.engine import Game, Say
+from assistant.engine import Game, Say, make_rng
 from assistant.games import GameSpec, Keypad
 from assistant.games.omega_virus import phrases, private
 from assistant.games.omega_virus.board import Board, BoardError
@@ -18,7 +18,7 @@ NAME = "omega-virus"
 
 
 def create(seed: int, settings: Mapping[str, Any]) -> CommandCenter:
-    return CommandCenter(seed, Settings.from_mapping(settings))
+    return CommandCenter(make_rng(seed), Settings.from_mapping(settings))
 
 
 def sentences() -> SentenceSet:

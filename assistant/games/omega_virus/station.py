@@ -37,8 +37,8 @@ class Station:
     speakers: ClassVar[tuple[str, ...]] = (P.BSAT1, P.VIRUS)
     supports_undo: ClassVar[bool] = False
 
-    def __init__(self, seed: int, settings: Settings | None = None) -> None:
-        self.rng = random.Random(seed)
+    def __init__(self, rng: random.Random, settings: Settings | None = None) -> None:
+        self.rng = rng
         self.settings = settings or Settings()
         self.board = Board.from_data(self.settings.board)
         self.players = {c: Player(c) for c in self.board.seat_order}
