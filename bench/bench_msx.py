@@ -45,7 +45,7 @@ PHRASES = [
 
 
 def bench_engine(games: int) -> None:
-    settings = msx_cards.create(0, {}).tables
+    settings = msx_cards.MsxSettings()  # the packaged tables
     rng = random.Random(1)
     commands = 0
     started = time.perf_counter()

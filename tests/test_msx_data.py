@@ -54,7 +54,7 @@ def test_settings_hold_the_data_and_are_json_for_the_journal(tmp_path: Path) -> 
     assert json.loads(json.dumps(settings)) == settings
     assert settings["event_chance"] == 0.25 and settings["enemies_per_world"] == 3
     game = msx_cards.create(3, settings)
-    assert game.event_chance == 0.25 and game.tables.mission == "Example Mission"
+    assert game.settings.event_chance == 0.25 and game.tables.mission == "Example Mission"
     start = [o.line() for o in game.start()]
     assert "NARRATOR: Note: the cards, capsules, events, bosses and worlds tables are examples" in start[1]
 

@@ -59,7 +59,7 @@ def check(game: MsxCards) -> None:
     assert game.defeats == sum(1 for f in game.fighters if f.side == ENEMY and f.fell_in_world == world)
     assert game.deaths == sum(1 for f in game.fighters
                               if f.side == PLAYER and f.fell_in_world == world and not f.fell_to_boss)
-    assert 0 <= game.defeats <= game.enemies_per_world and 0 <= game.deaths <= game.deaths_per_world
+    assert 0 <= game.defeats <= game.settings.enemies_per_world and 0 <= game.deaths <= game.settings.deaths_per_world
     for present, side in ((game.player, PLAYER), (game.enemy, ENEMY)):
         if present is not None:
             assert present.side == side and present is [f for f in game.fighters if f.side == side][-1]
@@ -72,7 +72,7 @@ def check(game: MsxCards) -> None:
     if game.stage == WON:
         assert world == len(game.tables.worlds) - 1 and game.player is not None and game.player.vitality > 0
     if game.stage == LOST:
-        assert (game.deaths == game.deaths_per_world or game.outcome.startswith("No damage to the Boss")
+        assert (game.deaths == game.settings.deaths_per_world or game.outcome.startswith("No damage to the Boss")
                 or (game.player is not None and game.player.fell_to_boss))
 
 
@@ -99,13 +99,13 @@ def check_words(outputs: list[Say], fixed: set[str]) -> int:
 def test_ten_thousand_random_games() -> None:
     settings = msx_cards.settings_from_config(Config())
     settings["event_chance"] = 0.15
-    tables = msx_cards.create(0, settings).tables  # checked once; each game gets its own seeded dice
+    game_settings = msx_cards.MsxSettings.from_mapping(settings)  # checked once; each game gets its own dice
     fixed = {p.text for p in msx_cards.fixed_phrases(settings)}
     ends: Counter[str] = Counter()
     worlds: Counter[int] = Counter()
     events = capsules = refused = added = 0
     for seed in range(GAMES):
-        game = MsxCards(random.Random(seed), tables, settings["event_chance"])
+        game = MsxCards(random.Random(seed), game_settings)
         rng = random.Random(-seed - 1)
         strong = seed % 2 == 0
         sample = seed % 20 == 0

@@ -17,7 +17,7 @@ import pytest
 from assistant.engine import Command, NotAllowed
 from assistant.games import msx_cards
 from assistant.games.msx_cards.combat import strike
-from assistant.games.msx_cards.engine import BATTLE, BONUS, BOSS_FIGHT, EXTRA, LOST, WON, MsxCards
+from assistant.games.msx_cards.engine import BATTLE, BONUS, BOSS_FIGHT, EXTRA, LOST, WON, MsxCards, MsxSettings
 from assistant.games.msx_cards.tables import Capsule, Tables, load_tables
 
 SENTENCES = msx_cards.sentences()
@@ -70,7 +70,7 @@ def data(change: Callable[[dict[str, Any]], None] | None = None) -> dict[str, An
 
 def new_game(dice: Dice, event_chance: float = 0.0, change: Callable[[dict[str, Any]], None] | None = None,
              enemies: int = 3, deaths: int = 3) -> MsxCards:
-    game = MsxCards(dice, Tables.from_data(data(change)), event_chance, enemies, deaths)
+    game = MsxCards(dice, MsxSettings(Tables.from_data(data(change)), event_chance, enemies, deaths))
     game.start()
     return game
 

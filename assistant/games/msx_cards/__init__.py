@@ -6,19 +6,19 @@ an editable example.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from typing import Any
 
 from assistant.config import Config
-from assistant.engine import Say
+from assistant.engine import Say, make_rng
 from assistant.games import GameSpec
-from assistant.games.msx_cards.engine import DEFAULT_EVENT_CHANCE, MsxCards
+from assistant.games.msx_cards.battle import MsxSettings
+from assistant.games.msx_cards.engine import MsxCards
 from assistant.games.msx_cards.phrases import fixed_phrases as _fixed_phrases
-from assistant.games.msx_cards.tables import KINDS, Tables, load_tables
+from assistant.games.msx_cards.tables import KINDS, load_tables
 from assistant.sentences import SentenceSet
 
-__all__ = ["SPEC", "MsxCards", "create", "fixed_phrases", "sentences", "settings_from_config"]
+__all__ = ["SPEC", "MsxCards", "MsxSettings", "create", "fixed_phrases", "sentences", "settings_from_config"]
 
 SECTION = "games.msx_cards"
 
@@ -29,24 +29,18 @@ def settings_from_config(config: Config) -> dict[str, Any]:
     paths = {kind: config.get(f"{SECTION}.{kind}_file", "") for kind in KINDS}
     data, problems = load_tables(paths, mission)
     config.problems.extend(problems)
+    d = MsxSettings
     return {
-        "event_chance": config.get(f"{SECTION}.event_chance", DEFAULT_EVENT_CHANCE, minimum=0.0, maximum=1.0),
-        "enemies_per_world": config.get(f"{SECTION}.enemies_per_world", 3, minimum=1, maximum=20),
-        "deaths_per_world": config.get(f"{SECTION}.deaths_per_world", 3, minimum=1, maximum=20),
+        "event_chance": config.get(f"{SECTION}.event_chance", d.event_chance, minimum=0.0, maximum=1.0),
+        "enemies_per_world": config.get(f"{SECTION}.enemies_per_world", d.enemies_per_world, minimum=1, maximum=20),
+        "deaths_per_world": config.get(f"{SECTION}.deaths_per_world", d.deaths_per_world, minimum=1, maximum=20),
         "mission": mission,
         "data": data,
     }
 
 
-def _tables(settings: Mapping[str, Any]) -> Tables:
-    data = settings.get("data") or load_tables({})[0]
-    return Tables.from_data(data, str(settings.get("mission", "")))
-
-
 def create(seed: int, settings: Mapping[str, Any]) -> MsxCards:
-    return MsxCards(random.Random(seed), _tables(settings),
-                    float(settings.get("event_chance", DEFAULT_EVENT_CHANCE)),
-                    int(settings.get("enemies_per_world", 3)), int(settings.get("deaths_per_world", 3)))
+    return MsxCards(make_rng(seed), MsxSettings.from_mapping(settings))
 
 
 def sentences() -> SentenceSet:
@@ -54,9 +48,8 @@ def sentences() -> SentenceSet:
 
 
 def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
-    return list(_fixed_phrases(_tables(settings), int(settings.get("enemies_per_world", 3)),
-                               int(settings.get("deaths_per_world", 3))))
-
+    s = MsxSettings.from_mapping(settings)
+    return list(_fixed_phrases(s.tables, s.enemies_per_world, s.deaths_per_world))
 
 
 SPEC = GameSpec("msx-cards", create, sentences, fixed_phrases, settings_from_config,

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from assistant.engine import Output
 from assistant.games.msx_cards import phrases as P
@@ -19,9 +20,8 @@ from assistant.games.msx_cards.combat import (
     pentagon_bonus,
     strike,
 )
-from assistant.games.msx_cards.tables import Capsule, Tables, World
+from assistant.games.msx_cards.tables import Capsule, Tables, World, load_tables
 
-DEFAULT_EVENT_CHANCE = 0.1
 
 class Phase(enum.StrEnum):
     """The stages of a World, and within its battles what is awaited (derived from the stage
@@ -43,36 +43,56 @@ BATTLE, BONUS, BOSS_FIGHT, EXTRA, WON, LOST = (Phase.BATTLE, Phase.BONUS, Phase.
 NEED_FIGHTER, NEED_ENEMY, FIGHT = Phase.NEED_FIGHTER, Phase.NEED_ENEMY, Phase.FIGHT
 
 
+@dataclass(frozen=True)
+class MsxSettings:
+    """The checked data tables and the game's numbers (``games.msx_cards`` in config.yaml)."""
+
+    tables: Tables = field(default_factory=lambda: Tables.from_data(load_tables({})[0]))
+    event_chance: float = 0.1
+    enemies_per_world: int = 3
+    deaths_per_world: int = 3
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> MsxSettings:
+        """From the journal header's settings: the tables are rebuilt from the data stored
+        there (a replay never rereads the files); the packaged ones when there is none."""
+        tables = Tables.from_data(data.get("data") or load_tables({})[0], str(data.get("mission", "")))
+        return cls(tables, float(data.get("event_chance", cls.event_chance)),
+                   int(data.get("enemies_per_world", cls.enemies_per_world)),
+                   int(data.get("deaths_per_world", cls.deaths_per_world)))
+
+
+@dataclass
 class Battle:
     """The state of one game, and the battle between the fighter in play and the enemy."""
 
-    def __init__(self, rng: random.Random, tables: Tables, event_chance: float = DEFAULT_EVENT_CHANCE,
-                 enemies_per_world: int = 3, deaths_per_world: int = 3) -> None:
-        self.rng = rng
-        self.tables = tables
-        self.event_chance = event_chance
-        self.enemies_per_world = enemies_per_world
-        self.deaths_per_world = deaths_per_world
-        self.world_index = 0
-        self.stage = BATTLE
-        self.defeats = 0
-        self.deaths = 0
-        self.player: Fighter | None = None
-        self.enemy: Fighter | None = None
-        self.fighters: list[Fighter] = []
-        self.effects: list[Effect] = []
-        self.next_actor = PLAYER
-        self.answer_pending = False
-        self.after_event = False
-        self.boss_first = False
-        self.boss_turn = 0
-        self.bonus_done = False
-        self.player_name = ""
-        self.outcome = ""
-        self.events_seen = 0
-        self._last: list[Output] = []
+    rng: random.Random
+    settings: MsxSettings = field(default_factory=MsxSettings)
+    world_index: int = 0
+    stage: Phase = BATTLE
+    defeats: int = 0
+    deaths: int = 0
+    player: Fighter | None = None
+    enemy: Fighter | None = None
+    fighters: list[Fighter] = field(default_factory=list)
+    effects: list[Effect] = field(default_factory=list)
+    next_actor: str = PLAYER
+    answer_pending: bool = False
+    after_event: bool = False
+    boss_first: bool = False
+    boss_turn: int = 0
+    bonus_done: bool = False
+    player_name: str = ""
+    outcome: str = ""
+    events_seen: int = 0
+    #: What ``repeat`` says again.
+    _last: list[Output] = field(default_factory=list)
 
     # ------------------------------------------------------------------ state
+
+    @property
+    def tables(self) -> Tables:
+        return self.settings.tables
 
     @property
     def world(self) -> World:
@@ -142,9 +162,9 @@ class Battle:
         if self.after_event:
             self.after_event = False  # the fight resumes for at least one action
             return False
-        if not self.tables.events or self.event_chance <= 0:
+        if not self.tables.events or self.settings.event_chance <= 0:
             return False
-        return self.rng.random() < self.event_chance
+        return self.rng.random() < self.settings.event_chance
 
     def _player_action(self, out: list[Output], slot: int | None) -> None:
         assert self.player is not None and self.enemy is not None
@@ -207,13 +227,13 @@ class Battle:
             if fighter.side == PLAYER:
                 self.deaths += 1
                 self.player = None
-                out.append(P.say(P.player_falls(self.deaths, self.deaths_per_world, self.world_index)))
+                out.append(P.say(P.player_falls(self.deaths, self.settings.deaths_per_world, self.world_index)))
             else:
                 self.defeats += 1
                 self.enemy = None
-                out.append(P.say(P.enemy_falls(self.defeats, self.enemies_per_world, self.world_index)))
-        if self.deaths >= self.deaths_per_world:
-            self._lose(P.three_deaths(self.deaths_per_world, self.world_index), out)
+                out.append(P.say(P.enemy_falls(self.defeats, self.settings.enemies_per_world, self.world_index)))
+        if self.deaths >= self.settings.deaths_per_world:
+            self._lose(P.three_deaths(self.settings.deaths_per_world, self.world_index), out)
             return
         self._proceed(out)
 
@@ -329,5 +349,10 @@ class Battle:
 
     # ------------------------------------------------------------------ what the Boss and the referee provide
 
-    _proceed: Callable[[list[Output]], None]     # after a fighter came or fell
-    _boss_kills: Callable[[list[Output]], None]  # a capsule that kills the Boss
+    def _proceed(self, out: list[Output]) -> None:
+        """After a fighter came or fell: the next battle, the Boss, or a card awaited (engine.py)."""
+        raise NotImplementedError
+
+    def _boss_kills(self, out: list[Output]) -> None:
+        """A capsule killed the fighter in the Boss fight (boss.py)."""
+        raise NotImplementedError

@@ -121,4 +121,4 @@ class BossFight(Battle):
         self.bonus_done = False
         self.enemy = None
         self.effects.clear()
-        out.append(P.say(P.world_intro(self.world_index, self.world, self.enemies_per_world)))
+        out.append(P.say(P.world_intro(self.world_index, self.world, self.settings.enemies_per_world)))

@@ -20,13 +20,13 @@ from assistant.games.msx_cards.battle import (
     BATTLE,
     BONUS,
     BOSS_FIGHT,
-    DEFAULT_EVENT_CHANCE,
     EXTRA,
     FIGHT,
     LOST,
     NEED_ENEMY,
     NEED_FIGHTER,
     WON,
+    MsxSettings,
 )
 from assistant.games.msx_cards.boss import BossFight
 from assistant.games.msx_cards.combat import (
@@ -52,7 +52,7 @@ class MsxCards(BossFight):
         out: list[Output] = [P.say(P.welcome(self.tables.mission, len(self.tables.worlds)))]
         if self.tables.examples:
             out.append(P.say(P.example_note(self.tables.examples)))
-        out.append(P.say(P.world_intro(self.world_index, self.world, self.enemies_per_world)))
+        out.append(P.say(P.world_intro(self.world_index, self.world, self.settings.enemies_per_world)))
         out.append(P.say(P.FIRST_FIGHTER_HELP))
         self._last = out
         return out
@@ -96,7 +96,7 @@ class MsxCards(BossFight):
             allowed |= {"fighter", "fighter_card"}
             if self.enemy is not None:
                 allowed.add("set_stat")
-            elif self.defeats < self.enemies_per_world:
+            elif self.defeats < self.settings.enemies_per_world:
                 allowed |= {"enemy", "enemy_card", "draw_enemy"}
         elif phase == NEED_ENEMY:
             allowed |= {"enemy", "enemy_card", "draw_enemy"}
@@ -168,7 +168,7 @@ class MsxCards(BossFight):
         """After a fighter came or fell: start the next battle, the Boss, or wait for a card."""
         if self.stage != BATTLE or self.player is None:
             return
-        if self.defeats >= self.enemies_per_world:
+        if self.defeats >= self.settings.enemies_per_world:
             self._world_cleared(out)
         elif self.enemy is not None:
             self._new_battle(out)
@@ -270,7 +270,7 @@ class MsxCards(BossFight):
         if intent in ("enemy", "enemy_card", "draw_enemy"):
             if self.enemy is not None:
                 return f"The enemy still has vitality {self.enemy.vitality}: defeat it first. {prompt}"
-            if self.defeats >= self.enemies_per_world or self.stage != BATTLE:
+            if self.defeats >= self.settings.enemies_per_world or self.stage != BATTLE:
                 return f"No more enemies in this World. {prompt}"
         if intent in ("attack", "capsule", "roll"):
             if phase == NEED_FIGHTER:
@@ -291,8 +291,8 @@ class MsxCards(BossFight):
             parts.append(f"Boss fight against {self.world.boss.name}: turn T{self.boss_turn} of "
                          f"{self.world.boss.turns}.")
         else:
-            parts.append(f"Defeats {self.defeats} of {self.enemies_per_world}, deaths {self.deaths} of "
-                         f"{self.deaths_per_world}.")
+            parts.append(f"Defeats {self.defeats} of {self.settings.enemies_per_world}, deaths {self.deaths} of "
+                         f"{self.settings.deaths_per_world}.")
         if self.player is not None:
             parts.append(P.fighter_status(self.player, self._capsules_of(PLAYER)))
         if self.enemy is not None:
@@ -301,5 +301,5 @@ class MsxCards(BossFight):
         return " ".join(parts)
 
 
-__all__ = ["BATTLE", "BONUS", "BOSS_FIGHT", "DEFAULT_EVENT_CHANCE", "EXTRA", "FIGHT", "LOST", "NEED_ENEMY",
-           "NEED_FIGHTER", "WON", "MsxCards"]
+__all__ = ["BATTLE", "BONUS", "BOSS_FIGHT", "EXTRA", "FIGHT", "LOST", "NEED_ENEMY", "NEED_FIGHTER", "WON",
+           "MsxCards", "MsxSettings"]
