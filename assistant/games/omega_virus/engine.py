@@ -267,9 +267,9 @@ class CommandCenter(Battle):
             prompts = list(P.TURN_PROMPTS)
             if self.remaining_ms > self.limit_ms / 3:
                 prompts.remove("we are running out of time!")
-            self.speech.prompt([P.turn_prompt(color, self.rng.choice(prompts))])
         else:
-            self.speech.prompt([P.probe_prompt(color, self.rng.choice(P.PROBE_PROMPTS))])
+            prompts = list(P.PROBE_PROMPTS)
+        self.speech.prompt([P.mover_prompt(color, unit, self.rng.choice(prompts))])
 
     def _maybe_taunt(self) -> None:
         s = self.settings

@@ -10,9 +10,10 @@ imports this module; this module imports nothing of the engine.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from assistant.engine import Say
-from assistant.games.words import plural
+from assistant.games.words import plural, with_a
 
 VIRUS = "VIRUS"
 BSAT1 = "BSAT1"
@@ -31,6 +32,27 @@ def title(color: str) -> str:
 def unit_name(color: str, unit: str) -> str:
     """"Red" for the Commando, "Red Probe" for the Probe."""
     return title(color) if unit == "commando" else f"{title(color)} Probe"
+
+
+@dataclass(frozen=True)
+class OfColor:
+    """A sentence about one player: ``{color}`` in ``text`` is said as the color's name."""
+
+    text: str
+
+    def __call__(self, color: str) -> str:
+        return self.text.format(color=title(color))
+
+
+@dataclass(frozen=True)
+class SaidOfColor:
+    """An announcement about one player, by its speaker: ``{color}`` as in ``OfColor``."""
+
+    speaker: str
+    text: str
+
+    def __call__(self, color: str) -> Say:
+        return Say(self.speaker, self.text.format(color=title(color)))
 
 
 # --------------------------------------------------------------------------- said as they are
@@ -62,18 +84,16 @@ SHIELDS_DIFFER = "Each shield needs a different button."
 SHIELD_ALREADY_ON = "That shield is already energized."
 
 
-def code_or_skip(color: str) -> str:
-    return f"{title(color)}, enter your secret code on the keypad, or say skip."
+code_or_skip = OfColor("{color}, enter your secret code on the keypad, or say skip.")
+take_your_shot = OfColor("{color}, take your shot on the keypad.")
+not_playing = OfColor("{color} is not playing.")
+has_no_probe = OfColor("{color} has no probe.")
 
 
 def your_move(mover: str, solo: bool) -> str:
     if solo:
         return f"{mover}, explore a room or pass."
     return f"{mover}, explore a room, attack, or pass."
-
-
-def take_your_shot(color: str) -> str:
-    return f"{title(color)}, take your shot on the keypad."
 
 
 def energize_more(color: str, left: int) -> str:
@@ -84,21 +104,13 @@ def energize_count(left: int, given: int) -> str:
     return f"Energize {plural(left, 'shield')}, not {given}."
 
 
-def not_playing(color: str) -> str:
-    return f"{title(color)} is not playing."
-
-
-def has_no_probe(color: str) -> str:
-    return f"{title(color)} has no probe."
-
-
 def inventory(color: str, cards: list[str], avds: list[str], probe: bool) -> str:
     """What a player holds: "Red has the Green, Blue Access Cards; a Negatron; the Probe."."""
     names = [c.split()[0].title() for c in cards]
     parts = []
     if names:
         parts.append(", ".join(names) + (" Access Cards" if len(names) > 1 else " Access Card"))
-    parts.extend(f"a {a.title()}" for a in avds)
+    parts.extend(with_a(a.title()) for a in avds)
     if probe:
         parts.append("the Probe")
     if not parts:
@@ -114,8 +126,8 @@ def item_name(item: str) -> str:
 
 
 def with_article(item: str) -> str:
-    name = item_name(item)
-    return f"a {name}" if not item.endswith(" card") else f"a {name}"
+    """"a Negatron", "a Yellow Access Card"."""
+    return with_a(item_name(item))
 
 
 def time_left(seconds: int) -> str:
@@ -125,16 +137,18 @@ def time_left(seconds: int) -> str:
     return f"{seconds} seconds until I take over!"
 
 
-def enter_code(color: str) -> Say:
-    return Say(BSAT1, f"{title(color)}, enter secret code.")
+enter_code = SaidOfColor(BSAT1, "{color}, enter secret code.")
+missed = SaidOfColor(BSAT1, "{color} missed!")
+sector_shut_down = SaidOfColor(VIRUS, "{color} Sector shut down!")
+must_be_terminated = SaidOfColor(VIRUS, "{color} must be terminated!")
+terminated = SaidOfColor(VIRUS, "{color} terminated!")
+#: Everything said of each color in the same words.
+OF_EACH_COLOR = (enter_code, must_be_terminated, terminated, missed, sector_shut_down)
 
 
-def turn_prompt(color: str, prompt: str) -> Say:
-    return Say(BSAT1, f"{title(color)}, {prompt}")
-
-
-def probe_prompt(color: str, prompt: str) -> Say:
-    return Say(BSAT1, f"{title(color)} Probe, {prompt}")
+def mover_prompt(color: str, unit: str, prompt: str) -> Say:
+    """BSat1 hurries the mover: "Red, hurry!", "Red Probe, help me!"."""
+    return Say(BSAT1, f"{unit_name(color, unit)}, {prompt}")
 
 
 def found(item: str) -> Say:
@@ -173,22 +187,6 @@ def attacking(attacker: str, attacker_unit: str, target: str, target_unit: str) 
     return Say(VIRUS, f"{a} is attacking {t}. Take your best shot!")
 
 
-def missed(attacker: str) -> Say:
-    return Say(BSAT1, f"{title(attacker)} missed!")
-
-
-def sector_shut_down(sector: str) -> Say:
-    return Say(VIRUS, f"{title(sector)} Sector shut down!")
-
-
-def must_be_terminated(color: str) -> Say:
-    return Say(VIRUS, f"{title(color)} must be terminated!")
-
-
-def terminated(color: str) -> Say:
-    return Say(VIRUS, f"{title(color)} terminated!")
-
-
 FIXED: tuple[Say, ...] = (
     ENTER_SKILL, WHICH_ROOM, ENTER_ROOM_CODE, ACCESS_DENIED, NOTHING_HERE, WRONG, I_MISSED, FOUND_ME, YOU_WIN,
     TOO_LATE, Say(BSAT1, "Take your shot on the keypad."),
@@ -214,15 +212,11 @@ def all_phrases(colors: tuple[str, ...] = ("red", "blue", "green", "yellow"),
         for color in colors:
             yield energize(color, n)
     for color in colors:
-        yield enter_code(color)
-        yield must_be_terminated(color)
-        yield terminated(color)
-        yield missed(color)
-        yield sector_shut_down(color)
+        yield from (said(color) for said in OF_EACH_COLOR)
         for prompt in TURN_PROMPTS:
-            yield turn_prompt(color, prompt)
+            yield mover_prompt(color, "commando", prompt)
         for prompt in PROBE_PROMPTS:
-            yield probe_prompt(color, prompt)
+            yield mover_prompt(color, "probe", prompt)
         for item in (*AVDS, *(f"{c} card" for c in CARD_COLORS), "probe"):
             for speaker in (VIRUS, BSAT1):
                 yield destroyed(color, item, speaker)
