@@ -10,12 +10,12 @@ and calls the winner: the first to reach Earth holding three Monster cards.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from assistant.engine import Command, NotAllowed, Output, Say
+from assistant.engine import Command, NotAllowed, Output
+from assistant.games.handlers import Handler, HandlerGame
 from assistant.games.words import plural
 
 MONSTER_CARDS = 12
@@ -109,14 +109,13 @@ def join(words: Sequence[str]) -> str:
 
 
 @dataclass
-class PlanetsGame:
+class PlanetsGame(HandlerGame):
     """Implements the Game protocol of assistant.engine for Battle of the Planets."""
 
     name: ClassVar[str] = "planets"
+    title: ClassVar[str] = "Battle of the Planets"
     speakers: ClassVar[tuple[str, ...]] = (ZARK,)
-    supports_undo: ClassVar[bool] = True
 
-    rng: random.Random
     settings: PlanetsSettings = field(default_factory=PlanetsSettings)
     ships: list[Ship] = field(default_factory=list)
     current: int = 0
@@ -131,14 +130,6 @@ class PlanetsGame:
         if self.settings.players:
             return out + self._set_players(list(self.settings.players))
         return out + [self._say(WHO_PLAYS)]
-
-    def handle(self, command: Command) -> list[Output]:
-        handler = self._handlers().get(command.intent)
-        if handler is None:
-            raise NotAllowed("That is not part of Battle of the Planets.")
-        if command.intent not in self.allowed_intents():
-            raise NotAllowed(self._not_now(command))
-        return handler(command.slots)
 
     def advance(self, seconds: float) -> list[Output]:
         return []
@@ -189,7 +180,7 @@ class PlanetsGame:
 
     # ------------------------------------------------------------------ commands
 
-    def _handlers(self) -> dict[str, Callable[[Mapping[str, str]], list[Output]]]:
+    def _handlers(self) -> dict[str, Handler]:
         return {"players": self._players, "name": self._name, "spin": self._spin, "next": self._next,
                 "landed_intruder": self._landed_intruder, "landed_player": self._landed_player,
                 "intruder_landed": self._intruder_landed, "earth": self._earth,
@@ -351,9 +342,6 @@ class PlanetsGame:
         return out + [self._say(THEN_NEXT)]
 
     # ------------------------------------------------------------------ words
-
-    def _say(self, text: str) -> Output:
-        return Say(ZARK, text)
 
     def _ship_index(self, color: str | None, name: str | None) -> int:
         for i, ship in enumerate(self.ships):

@@ -14,12 +14,12 @@ give the same result.
 from __future__ import annotations
 
 import enum
-import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from assistant.engine import Command, NotAllowed, Output, Say
+from assistant.engine import Command, NotAllowed, Output
+from assistant.games.handlers import Handler, HandlerGame
 from assistant.games.words import minutes_seconds, plural
 
 ROUNDS = 3
@@ -109,17 +109,16 @@ def duration(ms: int) -> str:
 
 
 @dataclass
-class PrologueGame:
+class PrologueGame(HandlerGame):
     """Implements the Game protocol of assistant.engine for Omega Virus: Prologue.
 
     Prologue has no dice: nothing is drawn from ``rng``, which is kept for the common interface.
     """
 
     name: ClassVar[str] = "prologue"
+    title: ClassVar[str] = "Prologue"
     speakers: ClassVar[tuple[str, ...]] = (NARRATOR,)
-    supports_undo: ClassVar[bool] = True
 
-    rng: random.Random
     settings: PrologueSettings = field(default_factory=PrologueSettings)
     names: list[str] = field(default_factory=list)
     phase: Phase = Phase.SETUP
@@ -147,14 +146,6 @@ class PrologueGame:
             out.append(self._say(NAME_HINT))
         out.append(self._say(READY_PROMPT))
         return out
-
-    def handle(self, command: Command) -> list[Output]:
-        handler = self._handlers().get(command.intent)
-        if handler is None:
-            raise NotAllowed("That is not part of Prologue.")
-        if command.intent not in self.allowed_intents():
-            raise NotAllowed(self._not_now(command.intent))
-        return handler(command.slots)
 
     def advance(self, seconds: float) -> list[Output]:
         left = round(seconds * 1000)
@@ -204,7 +195,7 @@ class PrologueGame:
 
     # ------------------------------------------------------------------ commands
 
-    def _handlers(self) -> dict[str, Callable[[Mapping[str, str]], list[Output]]]:
+    def _handlers(self) -> dict[str, Handler]:
         return {"ready": self._ready, "name": self._name, "done": self._done, "not_done": self._not_done,
                 "who": self._who,
                 "points": self._points, "time": self._time, "status": self._status,
@@ -364,9 +355,6 @@ class PrologueGame:
 
     # ------------------------------------------------------------------ words
 
-    def _say(self, text: str) -> Output:
-        return Say(NARRATOR, text)
-
     def _seat(self, slots: Mapping[str, str]) -> int:
         seat = int(slots["seat"])
         if seat not in (1, 2):
@@ -398,7 +386,8 @@ class PrologueGame:
         scores = self.scores()
         return f"{label}: " + ", ".join(f"{n} {s}" for n, s in zip(self.names, scores, strict=True)) + "."
 
-    def _not_now(self, intent: str) -> str:
+    def _not_now(self, command: Command) -> str:
+        intent = command.intent
         if self.phase is Phase.OVER:
             return "The game is over. Say new game to play again."
         if intent == "not_done":
