@@ -18,14 +18,17 @@ class GameDataError(ValueError):
     """A game data file that cannot be used; ``str(error)`` names the file and the problem."""
 
 
-def read_yaml(package: str, filename: str, path: str | Path | None = None) -> Any:
-    """The packaged ``filename`` of ``package``, or the user's file at ``path`` when given."""
-    name = str(path or filename)
+def read_yaml(package: str, filename: str, path: str | Path | None = None, what: str = "") -> Any:
+    """The packaged ``filename`` of ``package``, or the user's file at ``path`` when given.
+
+    ``what`` names the file in the error before its path ("cannot read board file ...").
+    """
+    name = f"{what} {path or filename}".strip()
     if path:
         try:
             text = Path(path).expanduser().read_text(encoding="utf-8")
         except OSError as error:
-            raise GameDataError(f"cannot read {path}: {error.strerror}") from error
+            raise GameDataError(f"cannot read {name}: {error.strerror}") from error
     else:
         text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
     try:

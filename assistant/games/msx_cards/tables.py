@@ -11,13 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from assistant.games.data import GameDataError
+from assistant.games.data import GameDataError, read_yaml
 
 RACES = ("yellow", "green", "brown", "blue", "red")
 KINDS = ("cards", "capsules", "events", "bosses", "worlds")
@@ -384,21 +381,16 @@ def _check_file(kind: str, data: Any) -> None:
 
 
 def packaged(kind: str) -> dict[str, Any]:
-    text = resources.files(__package__).joinpath(f"{kind}.yaml").read_text(encoding="utf-8")
-    data: dict[str, Any] = yaml.safe_load(text)
+    data: dict[str, Any] = read_yaml(__package__, f"{kind}.yaml")
     return data
 
 
 def read_file(kind: str, path: str | Path) -> dict[str, Any]:
     """One user data file, checked alone; raises DataError naming the file."""
     try:
-        data = yaml.safe_load(Path(path).expanduser().read_text(encoding="utf-8"))
-    except OSError as error:
-        raise DataError(f"cannot read the {kind} file {path}: {error.strerror}") from error
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark else ""
-        raise DataError(f"the {kind} file {path}{line} is not valid YAML") from error
+        data = read_yaml(__package__, f"{kind}.yaml", path, what=f"the {kind} file")
+    except GameDataError as error:
+        raise DataError(str(error)) from error
     try:
         _check_file(kind, data)
     except DataError as error:

@@ -11,13 +11,10 @@ import functools
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from assistant.games.data import GameDataError
+from assistant.games.data import GameDataError, read_yaml
 
 COLORS = ("red", "blue", "green", "yellow")
 UNITS = ("commando", "probe")
@@ -29,8 +26,7 @@ ROOM_NAMES = {"green": "Supply Depot", "blue": "Disruptor Bank", "red": "Negatro
 
 @functools.cache
 def _default_data() -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("board.yaml").read_text(encoding="utf-8")
-    data: dict[str, Any] = yaml.safe_load(text)
+    data: dict[str, Any] = read_yaml(__package__, "board.yaml")
     return data
 
 
@@ -66,11 +62,9 @@ class Board:
         if not path:
             return cls.default_data()
         try:
-            data = yaml.safe_load(Path(path).expanduser().read_text(encoding="utf-8"))
-        except OSError as error:
-            raise BoardError(f"cannot read board file {path}: {error.strerror}") from error
-        except yaml.YAMLError as error:
-            raise BoardError(f"board file {path} is not valid YAML: {error}") from error
+            data = read_yaml(__package__, "board.yaml", path, what="board file")
+        except GameDataError as error:
+            raise BoardError(str(error)) from error
         cls.from_data(data)
         return dict(data)
 
