@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from assistant.config import Config
-from assistant.engine import Command, NotAllowed, Output, Say
+from assistant.engine import Command, NotAllowed, Output, Say, make_rng
 from assistant.games import GameSpec
 from assistant.sentences import SentenceSet
 
@@ -114,7 +114,7 @@ class DiceRace:
 
 
 def create(seed: int, settings: Mapping[str, Any]) -> DiceRace:
-    return DiceRace(random.Random(seed), Settings.from_mapping(settings))
+    return DiceRace(make_rng(seed), Settings.from_mapping(settings))
 
 
 def sentences() -> SentenceSet:

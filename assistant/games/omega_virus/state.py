@@ -3,6 +3,7 @@ for (sign-on, an attack, a defence), and the output buffer."""
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -78,7 +79,7 @@ class Settings:
         return cls(**known)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        return dataclasses.asdict(self)
 
 
 @dataclass
