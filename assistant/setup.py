@@ -17,15 +17,15 @@ import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import TextIO
+from typing import Any, TextIO
 from urllib.error import HTTPError, URLError
 from urllib.parse import urlparse
 from urllib.request import Request, urlopen
 
 from assistant.config import Config
-from assistant.hearing import HearingSettings
+from assistant.hearing import HearingSettings, ModelError
 from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model
-from assistant.hearing.whisper_engine import WHISPER_URL, sha256_file
+from assistant.hearing.whisper_engine import WHISPER_FILES, WHISPER_URL, is_whisper_model, sha256_file, verify
 
 #: The official download (https://alphacephei.com/vosk/models).
 VOSK_URL = f"https://alphacephei.com/vosk/models/{DEFAULT_MODEL}.zip"
@@ -191,11 +191,38 @@ def install_vosk_model(settings: HearingSettings, url: str, sha256: str | None, 
     return installed
 
 
+def install_whisper_model(folder: Path, base_url: str = WHISPER_URL, expected: dict[str, str] | None = None,
+                          out: Any = None) -> Path:
+    """Download the tiny.en files into ``folder`` (all or nothing: a half-fetched model is never
+    left where it would be used), each checked against its SHA-256; an interrupted file resumes
+    on the next try. Raises ``NoNetwork`` or ``SetupError``."""
+    out = out or sys.stdout
+    files = expected or WHISPER_FILES
+    if is_whisper_model(folder):
+        try:
+            verify(folder, files)
+            return folder
+        except ModelError as error:
+            raise SetupError(str(error)) from error
+    staging = folder.with_name(folder.name + ".part")
+    staging.mkdir(parents=True, exist_ok=True)
+    for name, sha in files.items():
+        target = staging / name
+        if target.is_file() and sha256_file(target) == sha:
+            continue
+        progress = Progress(f"{folder.name}/{name}", out)
+        try:
+            download(base_url.rstrip("/") + "/" + name, target, sha, progress)
+        finally:
+            progress.done()
+    staging.replace(folder)
+    return folder
+
+
 def whisper_step(settings: HearingSettings, url: str, out: TextIO) -> None:
     """Whisper tiny.en, the hybrid listener's second opinion: the packaged copy when it is
     installed and checks out, else the official files downloaded into models/."""
-    from assistant.hearing.vosk_engine import ModelError
-    from assistant.hearing.whisper_engine import find_model, install_whisper_model, model_path, verify
+    from assistant.hearing.whisper_engine import find_model, model_path
 
     try:
         folder = find_model(settings.whisper.model, settings.models_dir)

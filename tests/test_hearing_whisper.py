@@ -16,19 +16,18 @@ from assistant.engine import Command
 from assistant.games import game_module
 from assistant.hearing import HearingSettings, choose, open_ear
 from assistant.hearing.events import NotRecognized, Transcript
+from assistant.hearing.recognizer import ModelError
 from assistant.hearing.spoken import ClipMaker, Speaker
-from assistant.hearing.vosk_engine import ModelError
 from assistant.hearing.whisper_engine import (
     WHISPER_FILES,
     WhisperTranscriber,
     find_model,
-    install_whisper_model,
     is_whisper_model,
     packaged_model,
     sha256_file,
     verify,
 )
-from assistant.setup import NoNetwork, SetupError
+from assistant.setup import NoNetwork, SetupError, install_whisper_model
 
 OMEGA = game_module("omega-virus").sentences()
 MOVE = ["explore", "pass", "teleport", "attack", "repeat", "time_left", "inventory", "help", "pause", "new_game"]

@@ -21,9 +21,9 @@ from pathlib import Path
 from assistant.config import PROJECT_ROOT, Config
 from assistant.hearing.events import Event, Final, NotRecognized, Partial, Transcript, event_from_dict
 from assistant.hearing.grammar import WordGraph, snap
-from assistant.hearing.recognizer import BaseRecognizer, Ear, Recognizer, SecondOpinion
+from assistant.hearing.recognizer import BaseRecognizer, Ear, ModelError, Recognizer, SecondOpinion, prompt_for
 from assistant.hearing.spotting import SpotSettings, Spotter
-from assistant.hearing.vosk_engine import DEFAULT_MODEL, ModelError, is_model, model_folder
+from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model, model_folder
 from assistant.hearing.whisper_engine import WhisperSettings, WhisperTranscriber, find_model
 from assistant.sentences import SentenceSet
 
@@ -178,7 +178,7 @@ def _open_pocketsphinx(settings: HearingSettings, sentences: SentenceSet) -> Rec
 
 
 def _open_whisper(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:
-    from assistant.hearing.whisper_engine import WhisperRecognizer, prompt_for
+    from assistant.hearing.whisper_engine import WhisperRecognizer
 
     return WhisperRecognizer(open_transcriber(settings),
                              lambda graph: prompt_for(sentences.help_for(graph.intents)))

@@ -33,6 +33,16 @@ from assistant.sentences import SentenceSet
 UNKNOWN_WORDS = frozenset({"[unk]", "<unk>", "[noise]", "<noise>"})
 
 
+
+class ModelError(RuntimeError):
+    """No usable model for an engine: the message says where it was looked for and what to do."""
+
+
+def prompt_for(help_sentences: Iterable[str]) -> str:
+    """Whisper's prompt: the example sentences of what may be said now."""
+    return ", ".join(dict.fromkeys(s.strip() for s in help_sentences if s.strip())) + "."
+
+
 @runtime_checkable
 class Recognizer(Protocol):
     name: str
@@ -256,8 +266,6 @@ class Ear:
                              first.confidence, first.alternatives)
 
     def _prompt(self) -> str:
-        from assistant.hearing.whisper_engine import prompt_for
-
         return prompt_for(self.sentences.help_for(self.graph.intents))
 
     def spot(self, text: str) -> Final:

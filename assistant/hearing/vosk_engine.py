@@ -17,15 +17,11 @@ from typing import Any, Protocol
 
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
-from assistant.hearing.recognizer import BaseRecognizer
+from assistant.hearing.recognizer import BaseRecognizer, ModelError
 
 DEFAULT_MODEL = "vosk-model-small-en-us-0.15"
 #: Files every Vosk model folder has (a half-unpacked folder lacks some).
 MODEL_FILES = ("am/final.mdl", "conf/model.conf")
-
-
-class ModelError(RuntimeError):
-    """No usable Vosk model: the message says where it was looked for and what to do."""
 
 
 class VoskModel(Protocol):

@@ -35,8 +35,7 @@ import numpy.typing as npt
 from assistant.hearing.audio import RATE, SpeechEdges
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
-from assistant.hearing.recognizer import BaseRecognizer
-from assistant.hearing.vosk_engine import ModelError
+from assistant.hearing.recognizer import BaseRecognizer, ModelError
 from assistant.memory import give_back_memory
 
 DEFAULT_WHISPER_MODEL = "faster-whisper-tiny.en"
@@ -249,11 +248,6 @@ class WhisperTranscriber:
                 for ids in result[0].sequences_ids]
 
 
-def prompt_for(help_sentences: Iterable[str]) -> str:
-    """Whisper's prompt: the example sentences of what may be said now."""
-    return ", ".join(dict.fromkeys(s.strip() for s in help_sentences if s.strip())) + "."
-
-
 class WhisperRecognizer(BaseRecognizer):
     """Whisper behind the streaming interface: an endpointer cuts utterances, Whisper writes them.
 
@@ -320,35 +314,3 @@ class WhisperRecognizer(BaseRecognizer):
         self._before.clear()
         self._edges.leftover = b""
         self._edges.restart()
-
-
-def install_whisper_model(folder: Path, base_url: str = WHISPER_URL, expected: dict[str, str] | None = None,
-                          out: Any = None) -> Path:
-    """Download the tiny.en files into ``folder`` (all or nothing: a half-fetched model is never
-    left where it would be used), each checked against its SHA-256; an interrupted file resumes
-    on the next try. Raises ``assistant.setup.NoNetwork`` or ``SetupError``."""
-    import sys
-
-    from assistant.setup import Progress, SetupError, download
-
-    out = out or sys.stdout
-    files = expected or WHISPER_FILES
-    if is_whisper_model(folder):
-        try:
-            verify(folder, files)
-            return folder
-        except ModelError as error:
-            raise SetupError(str(error)) from error
-    staging = folder.with_name(folder.name + ".part")
-    staging.mkdir(parents=True, exist_ok=True)
-    for name, sha in files.items():
-        target = staging / name
-        if target.is_file() and sha256_file(target) == sha:
-            continue
-        progress = Progress(f"{folder.name}/{name}", out)
-        try:
-            download(base_url.rstrip("/") + "/" + name, target, sha, progress)
-        finally:
-            progress.done()
-    staging.replace(folder)
-    return folder

@@ -45,8 +45,7 @@ def live_settings(config: Config) -> LiveSettings:
 
 def run_live(game: str | None, config: Config, games: Games, volume: Volume, power: Power) -> int:
     """Hands-free play of ``game``, or of the spoken menu's choices (``game`` None)."""
-    from assistant.hearing import HearingSettings, choose, open_ear, preload_whisper
-    from assistant.hearing.vosk_engine import ModelError
+    from assistant.hearing import HearingSettings, ModelError, choose, open_ear, preload_whisper
     from assistant.voice.announcer import SpokenAnnouncer
     from assistant.voice.playback import rescan_devices
 
