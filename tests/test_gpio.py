@@ -28,7 +28,8 @@ from assistant.live.gpio import (
     gpio_settings,
     open_status_light,
 )
-from assistant.live.keypad import TALK, KeypadError, PressQueue, open_keypad
+from assistant.live.keypad import TALK, KeypadError, PressQueue
+from assistant.live.keypads import open_keypad
 from assistant.live.loop import STATES, TALK_CUE, LiveLoop, LiveSettings
 from assistant.session import Session
 from tests.test_live_push_to_talk import FakeMic, Table

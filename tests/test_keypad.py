@@ -118,7 +118,7 @@ def test_evdev_keypad_says_what_to_do_when_it_cannot_open(tmp_path: Path) -> Non
 
 def test_keypad_keys_from_config_are_checked() -> None:
     from assistant.config import Config
-    from assistant.live.keypad import keypad_keys
+    from assistant.live.keypads import keypad_keys
 
     config = Config.from_text("keypad:\n  keys: {KEY_KP7: 0, KEY_NOPE: 1, KEY_KP8: 5, KEY_KPENTER: r}\n")
     assert keypad_keys(config, evdev=True) == {"KEY_KP7": "0", "KEY_KPENTER": "R"}
@@ -159,7 +159,7 @@ def test_evdev_talk_key(tmp_path: Path) -> None:
 
 def test_talk_keys_from_config_are_checked() -> None:
     from assistant.config import Config
-    from assistant.live.keypad import talk_keys
+    from assistant.live.keypads import talk_keys
 
     buttons = dict(DEFAULT_CHAR_KEYS)
     config = Config.from_text("")
@@ -181,7 +181,7 @@ def test_talk_keys_from_config_are_checked() -> None:
 
 def test_the_fifo_keypad_from_config_has_the_talk_key(tmp_path: Path) -> None:
     from assistant.config import Config
-    from assistant.live.keypad import open_keypad
+    from assistant.live.keypads import open_keypad
 
     config = Config.from_text(f"keypad:\n  source: fifo\n  fifo: {tmp_path / 'keys'}\n  talk_key: t\n"
                               "  keys: {'+': R}\n")
@@ -193,7 +193,7 @@ def test_the_fifo_keypad_from_config_has_the_talk_key(tmp_path: Path) -> None:
 
 def test_keypad_sources_include_gpio_and_a_wrong_one_is_named() -> None:
     from assistant.config import Config
-    from assistant.live.keypad import KEYPAD_SOURCES, open_keypad
+    from assistant.live.keypads import KEYPAD_SOURCES, open_keypad
 
     assert KEYPAD_SOURCES == ("none", "terminal", "fifo", "evdev", "gpio", "phone")
     config = Config.from_text("keypad:\n  source: buttons\n")
@@ -206,7 +206,7 @@ def test_several_sources_at_once_and_the_ones_that_cannot_be_read_are_left_out(t
     """keypad.source: [fifo, phone, evdev]: a press from either works; an evdev keypad that is
     not plugged in is reported and left out, the others go on."""
     from assistant.config import Config
-    from assistant.live.keypad import Keypads, members, open_keypad, working
+    from assistant.live.keypads import Keypads, members, open_keypad, working
     from assistant.phone import PhoneKeypad
 
     fifo = tmp_path / "keys"

@@ -311,7 +311,8 @@ def test_the_table_gives_a_color_to_the_new_phone_by_voice(tmp_path: Path) -> No
 
 
 def test_the_live_start_finds_the_phone_keypad_among_the_sources(tmp_path: Path) -> None:
-    from assistant.live.keypad import CharKeypad, Keypads
+    from assistant.live.keypad import CharKeypad
+    from assistant.live.keypads import Keypads
     from assistant.live.run import phone_keypad
     from assistant.phone import PhoneKeypad, PhoneSettings
 

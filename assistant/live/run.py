@@ -16,7 +16,8 @@ from assistant.games import game_spec
 from assistant.hearing.recognizer import Ear
 from assistant.journal import report_to
 from assistant.live.gpio import open_status_light
-from assistant.live.keypad import Keypad, members, open_keypad, working
+from assistant.live.keypad import Keypad
+from assistant.live.keypads import members, open_keypad, working
 from assistant.live.loop import LISTEN_MODES, LiveLoop, LiveSettings
 from assistant.live.microphone import Microphone
 from assistant.menu import menu_phrases
