@@ -145,6 +145,8 @@ def normalize(text: str, split_digits: bool = False) -> list[str]:
     text = re.sub(r"(?<=\d)-(?=\d)", " ", text)
     text = re.sub(r"-(?=\d)", " minus ", text)
     text = re.sub(r"[^\w'+\s]", " ", text)
+    # A letter written against digits is said apart: "O1" is "o 1", "R2" is "r 2".
+    text = re.sub(r"\b([a-z])(?=\d)|(?<=\d)([a-z])\b", lambda m: f" {m.group(0)} ", text)
     words: list[str] = []
     for tok in text.split():
         if split_digits and tok.isdigit():

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/veto_study.py --voices tuning --out /tmp/veto-tuning.jsonl
     .venv/bin/python bench/veto_study.py --simulate /tmp/veto-tuning.jsonl
+    .venv/bin/python bench/veto_study.py --respot /tmp/veto-tuning.jsonl --out /tmp/respot.jsonl
 
 The first form hears bench_accuracy's clips (``--per-intent 1 --talk-voices 1``: every intent
 of every game and 64 table-talk lines) said by one voice set (tuning or held-out) in four
@@ -26,6 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, Transcript, open_ear  # noqa: E402
 from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
@@ -99,6 +101,38 @@ def record(voices: str, out: Path, cache: Path) -> None:
                 print(f"{i} of {len(clips)} clips", file=sys.stderr, flush=True)
 
 
+def respot(records: Path, out: Path) -> None:
+    """Spot again the transcripts recorded in ``records`` with the spotting code as it is now
+    (same clips, grammars and first pass), into ``out``: a change to spotting is weighed without
+    hearing every clip again."""
+    names = list(GAMES)
+    games = {name: game_module(name).sentences() for name in names}
+    moments = {name: listening_moments(name) for name in names}
+    ears = {name: open_ear(HearingSettings(recognizer="hybrid"), games[name], engine="hybrid", fallback=False)
+            for name in names}
+    with out.open("w") as f:
+        for line in records.read_text().splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            ear = ears[row["game"]]
+            second = ear.second
+            assert second is not None
+            expected = row["expected"]
+            ear.set_intents(grammar_for(moments[row["game"]], expected[0] if expected else None)
+                            or games[row["game"]].intents)
+            texts = row["texts"]
+            found = [s.command if isinstance(s, Transcript) else None for s in (ear.spot(t) for t in texts)]
+            command = Command(row["first"][0], row["first"][1]) if row["first"] else None
+            row.update({
+                "words": bool(ear.sentences.words(texts[0])),
+                "spots": [[c.intent, dict(c.slots)] if c else None for c in found],
+                "first_distances": [second.spotter.distance(t, command) for t in texts] if command else None,
+                "spot_distances": [second.spotter.distance(texts[0], c) if c else None for c in found],
+            })
+            f.write(json.dumps(row) + "\n")
+
+
 def decide(row: dict[str, Any], confirm: float, runner_up: float) -> Any:
     """Ear.decide's outcome for a recorded clip."""
     if row["spots"][0]:
@@ -135,7 +169,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where to record the clips' outcomes (JSON lines)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bench-clips"), help="clip cache folder")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
+    parser.add_argument("--respot", type=Path, help="a recorded file to spot again into --out (see respot)")
     args = parser.parse_args(argv)
+    if args.respot:
+        if args.out is None:
+            parser.error("--respot FILE needs --out FILE")
+        respot(args.respot, args.out)
+        return 0
     if args.simulate:
         simulate(args.simulate)
         return 0

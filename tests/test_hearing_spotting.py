@@ -7,7 +7,7 @@ import pytest
 
 from assistant.engine import Command
 from assistant.games import game_module
-from assistant.hearing.spotting import Lexicon, SpotSettings, Spotter, phone_edits, spell_out
+from assistant.hearing.spotting import Lexicon, SpotSettings, Spotter, phone_edits, spell_out, without_repeats
 
 OMEGA = game_module("omega-virus").sentences()
 MOVE = ["explore", "pass", "teleport", "attack", "repeat", "time_left", "inventory", "help", "pause", "new_game"]
@@ -89,6 +89,31 @@ def test_outside_words_count_against_a_command() -> None:
     heard = "well I think I will pass this time round"
     assert Spotter(OMEGA, settings=SpotSettings(outside=0.0)).spot(heard, MOVE).command == Command("pass", {})
     assert Spotter(OMEGA).spot(heard, MOVE).command is None
+
+
+def test_a_command_written_again_is_taken_once(omega: Spotter) -> None:
+    assert without_repeats("pass pass pass".split()) == ["pass"]
+    assert without_repeats("quiet quiet good".split()) == ["quiet", "good"]
+    assert without_repeats("attack red attack red".split()) == ["attack", "red"]
+    assert omega.spot("Pass, pass, pass.", MOVE).command == Command("pass", {})
+    assert omega.spot("Pass, pass.", MOVE).command == Command("pass", {})
+    # ... but only when the transcript as written gives nothing: a repeated digit stands.
+    code = omega.spot("Enter secret code one one.", ["code"])
+    assert code.command == Command("code", {"d1": "1", "d2": "1"}), code.reason
+
+
+def test_a_letter_written_against_a_digit_is_said_apart(omega: Spotter) -> None:
+    assert OMEGA.words("Enter secret code O1.") == ["enter", "secret", "code", "o", "one"]
+    assert OMEGA.words("R2") == ["r", "two"]
+    assert omega.spot("Enter secret code O1.", ["code"]).command == Command("code", {"d1": "0", "d2": "1"})
+
+
+def test_filler_words_around_a_command_cost_less() -> None:
+    for heard in ("Okay, pass.", "Pass, please."):
+        assert Spotter(OMEGA).spot(heard, MOVE).command == Command("pass", {})
+        assert Spotter(OMEGA, settings=SpotSettings(filler_share=1.0)).spot(heard, MOVE).command is None
+    # Words that say something still count in full.
+    assert Spotter(OMEGA).spot("well I think I will pass this time round", MOVE).command is None
 
 
 def test_only_allowed_intents_are_spotted(omega: Spotter) -> None:

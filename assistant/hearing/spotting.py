@@ -94,6 +94,19 @@ _DIGRAPHS = {"sh": "SH", "ch": "CH", "th": "TH", "ph": "F", "ng": "NG", "ee": "I
              "ai": "EY", "ay": "EY", "ea": "IY", "ck": "K", "qu": "K W", "oa": "OW", "ie": "IY"}
 
 
+def without_repeats(words: Sequence[str], longest: int = 4) -> list[str]:
+    """``words`` with each run of a word group said again right after itself kept once
+    ("pass pass pass" -> "pass", "quiet quiet good" -> "quiet good")."""
+    out: list[str] = []
+    for word in words:
+        out.append(word)
+        for n in range(1, min(longest, len(out) // 2) + 1):
+            if out[-n:] == out[-2 * n:-n]:
+                del out[-n:]
+                break
+    return out
+
+
 def spell_out(word: str) -> tuple[str, ...]:
     """A crude pronunciation from the letters (for words outside the dictionary)."""
     phones: list[str] = []
@@ -182,6 +195,10 @@ class Spot:
     span: tuple[int, int] = (0, 0)
 
 
+#: Words around a command that add nothing to it.
+FILLERS = frozenset({"okay", "ok", "um", "uh", "uhm", "hmm", "hey", "so", "well", "alright", "please", "now"})
+
+
 @dataclass
 class SpotSettings:
     #: The farthest a command may be from what was heard: edits per phone of the sentence.
@@ -193,6 +210,10 @@ class SpotSettings:
     #: What each word added, dropped or changed costs on top of its phones: a recognizer that
     #: writes words is more often right about a whole word than about its sounds.
     word_cost: float = 0.3
+    #: Words said around a command that say nothing ("okay, attack", "pass, please"; Whisper
+    #: also writes "Okay." for a sound it cannot place) cost this share of an outside word.
+    filler_share: float = 0.25
+    fillers: frozenset[str] = FILLERS
 
 
 @dataclass(frozen=True)
@@ -251,6 +272,19 @@ class Spotter:
             return Spot(None, reason="nothing heard")
         if not allowed:
             return Spot(None, reason="nothing is allowed now")
+        found = self._spot(words, allowed)
+        if found.command is None:
+            # Whisper sometimes writes a short utterance over again ("Pass, pass, pass."); the
+            # copies would count as words outside the command. Tried only when the transcript
+            # as written gives nothing, so a command that repeats a word ("code one one") stands.
+            once = without_repeats(words)
+            if once != words:
+                again = self._spot(once, allowed)
+                if again.command is not None:
+                    return again
+        return found
+
+    def _spot(self, words: list[str], allowed: list[str]) -> Spot:
         job = _Job(self, words)
         best: list[_Found] = []
         for name in allowed:
@@ -404,10 +438,12 @@ class _Job:
         self.gap = gap
         self.identity = np.full((self.size, self.size), INF)
         np.fill_diagonal(self.identity, 0.0)
-        outside = spotter.settings.outside
-        spoken = cum + word_cost * np.arange(self.size)  # phones and words of words 0:i
-        self.before = outside * spoken                   # words 0:i outside the span
-        self.after = outside * (spoken[-1] - spoken)     # words j:n outside the span
+        settings = spotter.settings
+        said = np.array([(length + word_cost) * (settings.filler_share if w in settings.fillers else 1.0)
+                         for w, length in zip(words, lengths, strict=True)])
+        spoken = np.concatenate([[0.0], np.cumsum(said)])  # phones and words of words 0:i
+        self.before = settings.outside * spoken                  # words 0:i outside the span
+        self.after = settings.outside * (spoken[-1] - spoken)    # words j:n outside the span
         self._plain = _Pass()
         self._word_cache: dict[str, Matrix] = {}
 
