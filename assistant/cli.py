@@ -67,6 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from assistant.memory import limit_malloc_arenas
+
+    limit_malloc_arenas()  # before any thread starts: play, say and setup run several
     args = build_parser().parse_args(argv)
     config = Config.load(args.config)
     if args.command != "doctor":  # the doctor lists them among its checks
@@ -74,10 +77,7 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"config: {problem}", file=sys.stderr)
         config.problems.clear()  # each is told once
     if args.command == "play":
-        from assistant.memory import limit_malloc_arenas
         from assistant.play import play
-
-        limit_malloc_arenas()  # before any thread starts: hands-free play runs several
 
         return play(args, config)
     if args.command == "board":
