@@ -467,6 +467,9 @@ def test_following_the_game_played_now_its_colors_and_a_new_pin_said_at_once(
     playing[0] = None  # the box's menu: nothing changes
     assert keypad.announcement().endswith("PIN 1 1 1 1.") and keypad.door.colors
     playing[0] = session("prologue", 3)
+    shown = io.StringIO()
+    keypad.show(shown)  # the terminal, shown first, has the new game's PIN too
+    assert shown.getvalue().splitlines()[0].endswith("  PIN 2222")
     assert keypad.announcement().endswith("PIN 2 2 2 2.") and keypad.door.colors == ()
     omega = playing[0] = session("omega-virus", 4)
     assert keypad.announcement().endswith("PIN 3 3 3 3.")

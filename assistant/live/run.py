@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from assistant.box import Box, Games, Power, greet
@@ -29,6 +29,25 @@ if TYPE_CHECKING:
 
 #: Said once after the start (or resume) when ``listen: push-to-talk``.
 PUSH_TO_TALK_HINT = "Press the talk key, then speak."
+
+
+@dataclass
+class TableBox(Box):
+    """The box as hands-free play drives it: between inputs, in the live loop's thread (so
+    never over other speech), it also tells the table when a new phone asks for a color that
+    another phone has, once for each such phone, and only while the table could give it."""
+
+    phone: PhoneKeypad | None = None
+
+    def advance(self, seconds: float) -> None:
+        self.tell_waiting_phones()
+        super().advance(seconds)
+
+    def tell_waiting_phones(self) -> None:
+        if self.phone is None or "phone_hand_over" not in self.allowed_intents():
+            return  # not now: a question waits for yes or no, not listening, or the menu
+        for color in self.phone.newly_waiting():
+            self.say(waiting_said(color))
 
 
 def live_settings(config: Config) -> LiveSettings:
@@ -113,8 +132,9 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
     def announce_phone() -> str | None:
         if phone is None:
             return None
+        said = phone.spoken_announcement()  # first: a game just started has a new PIN
         phone.show()  # the address and a QR code on the terminal, for whoever has one
-        return phone.spoken_announcement()
+        return said
 
     def switched(name: str | None) -> None:
         prepare(name)
@@ -124,9 +144,9 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
     def hand_over(color: str) -> str | None:
         return None if phone is None else hand_over_said(phone, color)
 
-    box = Box(announcer, games, volume, power, menu_after_game=game is None, on_volume=announcer.set_gain,
-              on_switch=switched, on_phone=announce_phone if phone is not None else None,
-              on_hand_over=hand_over if phone is not None else None)
+    box = TableBox(announcer, games, volume, power, menu_after_game=game is None, on_volume=announcer.set_gain,
+                   on_switch=switched, on_phone=announce_phone if phone is not None else None,
+                   on_hand_over=hand_over if phone is not None else None, phone=phone)
     if phone is not None:
         phone.follow(lambda: box.session, busy=lambda: announcer.speaking.busy(loop_settings.mute_tail_seconds))
     unfinished = None
@@ -166,6 +186,11 @@ def phone_keypad(keypad: Keypad | None) -> PhoneKeypad | None:
     from assistant.phone import PhoneKeypad
 
     return next((k for k in members(keypad) if isinstance(k, PhoneKeypad)), None)
+
+
+def waiting_said(color: str) -> str:
+    """What the table hears when a new phone asks for ``color`` and another phone has it."""
+    return f"A new phone is asking for {color.title()}. To let it in, say: give {color.lower()} to the new phone."
 
 
 def hand_over_said(phone: PhoneKeypad, color: str) -> str:

@@ -171,6 +171,11 @@ class Door:
         with self._lock:
             return tuple(c for c in self.colors if c in self._waiting)
 
+    def waiting_phones(self) -> dict[str, str]:
+        """The phone waiting for each color (color -> its token), in the game's order of colors."""
+        with self._lock:
+            return {c: self._waiting[c] for c in self.colors if c in self._waiting}
+
     def hand_over(self, color: str) -> tuple[Phone, Phone] | None:
         """The table agrees: the phone waiting for ``color`` takes it from the one that has it.
         Returns (the phone put out, the phone let in), or None if no phone is waiting."""

@@ -96,6 +96,8 @@ class PhoneKeypad:
         self._game_seen: object = None
         self._game_lock = threading.Lock()
         self._mdns: Mdns | None = None
+        self._told: set[str] = set()   # tokens of the waiting phones the table was told of
+        self._told_lock = threading.Lock()
 
     @classmethod
     def from_config(cls, config: Config) -> PhoneKeypad:
@@ -178,6 +180,7 @@ class PhoneKeypad:
     def show(self, out: TextIO | None = None) -> None:
         """The address, the PIN and a QR code of the address, for the terminal."""
         out = out or sys.stderr
+        self._check_game()  # a game just started: its PIN, not the last game's
         print(f"phone keypad: {self.url}  PIN {self.pin}", file=out)
         if self._mdns is not None:
             print(f"phone keypad: also http://{MDNS_NAME}:{self.port} on phones that know mDNS names", file=out)
@@ -193,6 +196,16 @@ class PhoneKeypad:
     def waiting_colors(self) -> tuple[str, ...]:
         """Colors a second phone asks for: the table may give it with ``hand_over``."""
         return self.door.waiting_colors()
+
+    def newly_waiting(self) -> tuple[str, ...]:
+        """Colors a new phone waits for that the table has not been told of yet; each waiting
+        phone is news once. A phone that stopped waiting (it left, or it got the color when the
+        other phone left or the table gave it) is no news. Safe from any thread."""
+        with self._told_lock:
+            waiting = self.door.waiting_phones()
+            news = tuple(color for color, token in waiting.items() if token not in self._told)
+            self._told = set(waiting.values())
+            return news
 
     def hand_over(self, color: str) -> bool:
         """The table agreed (by voice): the phone waiting for ``color`` takes it from the phone

