@@ -42,6 +42,23 @@ LISTENING_COMMANDS = BOX_COMMANDS - {"start_listening"}
 #: Listened for only when phones are a keypad source (on_phone set): otherwise they would be
 #: one more sentence for table talk to be taken as.
 PHONE_COMMANDS = frozenset({"phone_keypad", "phone_hand_over"})
+
+
+def phone_waiting_said(color: str) -> str:
+    """What the table hears when a new phone asks for ``color`` and another phone has it."""
+    return f"A new phone is asking for {color.title()}. To let it in, say: give {color.lower()} to the new phone."
+
+
+def phone_handed_over_said(color: str, handed: bool) -> str:
+    """The answer to "give COLOR to the new phone": done, or no phone waits for it."""
+    return f"{color.title()} is on the new phone now." if handed else f"No new phone is asking for {color.title()}."
+
+
+def phone_phrases(colors: Sequence[str]) -> list[str]:
+    """Everything the box says about phones for a game whose players take these colors
+    (rendered ahead with the game's phrases)."""
+    return [line for color in colors for line in (
+        phone_waiting_said(color), phone_handed_over_said(color, True), phone_handed_over_said(color, False))]
 DEFAULT_POWEROFF = "systemctl poweroff"
 #: "phone keypad" when phones are not a keypad source.
 NO_PHONE_KEYPAD = "There is no phone keypad. To use phones, add phone to keypad.source in config.yaml."

@@ -54,11 +54,6 @@ SESSION_PHRASES = (
     "The volume is at its loudest.", "The volume is at its lowest.", "Shutting down. Goodbye.",
     "Goodbye. The assistant stops; the box stays on, as allow_poweroff is off in the settings.",
     "I could not power off. Switch the box off at the plug.",
-    # the phone keypad's (assistant/live/run.py: waiting_said), in games whose players take colors on phones
-    "A new phone is asking for Red. To let it in, say: give red to the new phone.",
-    "A new phone is asking for Blue. To let it in, say: give blue to the new phone.",
-    "A new phone is asking for Green. To let it in, say: give green to the new phone.",
-    "A new phone is asking for Yellow. To let it in, say: give yellow to the new phone.",
 )
 
 

@@ -12,13 +12,14 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from assistant.hearing.audio import to_16k_mono
+from assistant.live.microphone import Block
 from tests.audio_env import RATE, Recorder, private_mic, private_sink
 
 Int16 = npt.NDArray[np.int16]
@@ -149,6 +150,30 @@ def say_until(feeder: MicFeeder, clip: Int16, out: Lines, line: str, tries: int 
 
 
 @dataclass
+class FakeMic:
+    """Blocks put into ``blocks`` come out of ``read`` stamped with the time they are read."""
+
+    block_seconds: float = 0.1
+    blocks: queue.Queue[bytes] = field(default_factory=queue.Queue)
+
+    def open(self) -> None: ...
+
+    def read(self, timeout: float) -> Block | None:
+        try:
+            audio = self.blocks.get(timeout=timeout)
+        except queue.Empty:
+            audio = b""  # a room is never silent: the microphone always gives blocks
+        return Block(audio, time.monotonic())
+
+    def alive(self) -> bool:
+        return True
+
+    def drain(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
 class Live:
     """A running assistant: what it prints, its microphone, and a recording of its speaker."""
 
@@ -160,21 +185,28 @@ class Live:
 @contextmanager
 def live_assistant(tmp_path: Path, name: str, config: str = "", keypad: Path | None = None,
                    seed: int = 1) -> Iterator[Live]:
-    """``assistant play omega-virus --seed SEED --new`` on a virtual speaker and microphone of its
-    own (named after ``name``), its stderr in ``tmp_path/stderr.txt``. Its config.yaml is
-    ``config``, a FIFO keypad at ``keypad`` (else none), and voices rendered as needed with
-    glitches from a fixed seed. A failed assertion inside the block also shows what it
-    printed and its stderr; leaving the block stops it, then the recording."""
+    """``assistant play omega-virus --seed SEED --new`` (see ``running_assistant``) with the
+    config.yaml ``config``, a FIFO keypad at ``keypad`` (else none), and voices rendered as
+    needed with glitches from a fixed seed."""
     config_file = tmp_path / "config.yaml"
     keypad_section = f"keypad:\n  source: fifo\n  fifo: {keypad}\n" if keypad else "keypad:\n  source: none\n"
     config_file.write_text(config + keypad_section + "voice:\n  render_at_start: false\n  glitch_seed: 1\n",
                            encoding="utf-8")
+    with running_assistant(tmp_path, name, play_command(config_file, "--seed", str(seed), "--new")) as live:
+        yield live
+
+
+@contextmanager
+def running_assistant(tmp_path: Path, name: str, command: list[str]) -> Iterator[Live]:
+    """``command`` (an ``assistant play``) on a virtual speaker and microphone of its own (named
+    after ``name``), its stderr in ``tmp_path/stderr.txt``, its state folder ``tmp_path/state``.
+    A failed assertion inside the block also shows what it printed and its stderr; leaving the
+    block stops it, then the microphone and the recording."""
     with (tmp_path / "stderr.txt").open("w") as errors, private_sink(name) as sink, private_mic(name) as mic:
         feeder = MicFeeder(mic).start()
         with Recorder(f"{sink}.monitor") as recorder:
-            proc = subprocess.Popen(play_command(config_file, "--seed", str(seed), "--new"),
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, text=True,
-                                    env={**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
+            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,
+                                    text=True, env={**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
             out = Lines(proc.stdout)
             try:
                 yield Live(out, feeder, recorder)
@@ -183,4 +215,4 @@ def live_assistant(tmp_path: Path, name: str, config: str = "", keypad: Path | N
                                      f"{(tmp_path / 'stderr.txt').read_text()}") from None
             finally:
                 stop(proc)
-                feeder.stop.set()
+                feeder.close()

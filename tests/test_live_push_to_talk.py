@@ -7,7 +7,6 @@ PulseAudio virtual microphone and speaker, with a FIFO keypad and Piper-voiced c
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -27,7 +26,7 @@ from assistant.live.run import live_settings
 from assistant.session import Session
 from assistant.voice.announcer import SpeakingSignal
 from tests.audio_env import ensure_audio
-from tests.live_helpers import live_assistant, piper_clip, wait_quiet
+from tests.live_helpers import FakeMic, live_assistant, piper_clip, wait_quiet
 
 SKILL_ZERO = "BSAT1: Red, enter secret code."
 
@@ -45,30 +44,6 @@ class Table:
         self.speaking.begin()
         self.lines += [output.line() for output in outputs]
         self.speaking.end()
-
-
-@dataclass
-class FakeMic:
-    """Blocks put into ``blocks`` come out of ``read`` stamped with the time they are read."""
-
-    block_seconds: float = 0.1
-    blocks: queue.Queue[bytes] = field(default_factory=queue.Queue)
-
-    def open(self) -> None: ...
-
-    def read(self, timeout: float) -> Block | None:
-        try:
-            audio = self.blocks.get(timeout=timeout)
-        except queue.Empty:
-            audio = b""  # a room is never silent: the microphone always gives blocks
-        return Block(audio, time.monotonic())
-
-    def alive(self) -> bool:
-        return True
-
-    def drain(self) -> None: ...
-
-    def close(self) -> None: ...
 
 
 @dataclass

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import io
-import queue
 import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import aiohttp
@@ -20,11 +20,11 @@ from assistant.config import Config
 from assistant.engine import Output
 from assistant.games import PrivateRequest
 from assistant.live.keypad import KeypadError
-from assistant.live.microphone import Block
 from assistant.phone import PhoneError, PhoneKeypad, PhoneSettings
 from assistant.phone.access import CLIENT_TRIES
 from assistant.phone.turns import IN_FLIGHT_S
 from assistant.session import PrintAnnouncer, Session
+from tests.live_helpers import FakeMic
 
 RED_CODE = PrivateRequest("red", "Red, enter secret code.", 2, 0, "Red is entering a secret code.")
 
@@ -375,52 +375,46 @@ class Speaker:
             self.speaking.end()
 
 
-class TypingMic:
-    """A microphone whose "audio" is typed words (for the text recognizer): what is put in
-    ``blocks`` comes out of ``read``, and silence otherwise."""
+@contextmanager
+def live_loop(player: Any, table: Speaker, keypad: PhoneKeypad, mic: FakeMic, settings: Any) -> Iterator[None]:
+    """The real LiveLoop in a thread of its own, as the live start wires it: ``player`` (a
+    session or the box) hears the words typed into ``mic``, the phone keypad is its keypad. The
+    block starts once the keypad listens; leaving it stops the loop and checks all stopped."""
+    from assistant.hearing.recognizer import Ear
+    from assistant.hearing.text_engine import TextRecognizer
+    from assistant.live.loop import LiveLoop
 
-    block_seconds = 0.1
-
-    def __init__(self) -> None:
-        self.blocks: queue.Queue[bytes] = queue.Queue()
-
-    def open(self) -> None: ...
-
-    def read(self, timeout: float) -> Block | None:
-        try:
-            audio = self.blocks.get(timeout=timeout)
-        except queue.Empty:
-            audio = b""
-        return Block(audio, time.monotonic())
-
-    def alive(self) -> bool:
-        return True
-
-    def drain(self) -> None: ...
-
-    def close(self) -> None: ...
+    ear = Ear(TextRecognizer(), player.sentences, player.allowed_intents())
+    loop = LiveLoop(player, ear, mic, table.speaking, keypad, settings, log=lambda message: None)  # type: ignore[arg-type]
+    stop = threading.Event()
+    runner = threading.Thread(target=loop.run, args=(stop,), name="live-loop")
+    runner.start()
+    try:
+        for _ in range(100):  # the loop starts the keypad
+            if keypad.port is not None:
+                break
+            time.sleep(0.05)
+        yield
+    finally:
+        stop.set()
+        runner.join(timeout=10)
+    assert not runner.is_alive()
+    assert not [t for t in threading.enumerate() if t.name == "phone-keypad"]
 
 
 def test_the_live_loop_takes_phone_presses_as_keypad_presses() -> None:
     """The wiring the live start does: the real loop, words typed into its microphone, the
     phone keypad as its keypad, following the session and quiet while the assistant speaks."""
-    from assistant.hearing.recognizer import Ear
-    from assistant.hearing.text_engine import TextRecognizer
-    from assistant.live.loop import LiveLoop, LiveSettings
+    from assistant.live.loop import LiveSettings
 
     table = Speaker()
     session = Session.new("omega-virus", 1, {}, table, None)
-    mic = TypingMic()
+    mic = FakeMic()
     settings = LiveSettings(mute_tail_seconds=0.1)
     keypad = PhoneKeypad(PhoneSettings(bind="127.0.0.1", port=0))
     keypad.follow(session, busy=lambda: table.speaking.busy(settings.mute_tail_seconds))
     session.start()
-    ear = Ear(TextRecognizer(), session.sentences, session.allowed_intents())
-    loop = LiveLoop(session, ear, mic, table.speaking, keypad, settings, log=lambda message: None)  # type: ignore[arg-type]
-    stop = threading.Event()
-    runner = threading.Thread(target=loop.run, args=(stop,), name="live-loop")
-    runner.start()
-    try:
+    with live_loop(session, table, keypad, mic, settings):
         async def scenario(phone: Callable[[], Phone]) -> None:
             red = phone()
             await red.join(keypad.pin, "red")
@@ -433,18 +427,9 @@ def test_the_live_loop_takes_phone_presses_as_keypad_presses() -> None:
                 assert await red.press(button) == {"type": "taken"}
             await red.until(lambda m: m.get("text") == "Blue is entering a secret code.")
 
-        for _ in range(100):  # the loop starts the keypad
-            if keypad.port is not None:
-                break
-            threading.Event().wait(0.05)
         run(keypad, scenario)
         assert session.game.players["red"].code == "12"  # type: ignore[attr-defined]
         assert table.lines[-1] == "BSAT1: Blue, enter secret code."
-    finally:
-        stop.set()
-        runner.join(timeout=10)
-    assert not runner.is_alive()
-    assert not [t for t in threading.enumerate() if t.name == "phone-keypad"]
 
 
 def test_following_the_game_played_now_its_colors_and_a_new_pin_said_at_once(

@@ -6,21 +6,22 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import pytest
 
-from assistant.box import Games
+from assistant.box import Games, phone_phrases
+from assistant.box import phone_waiting_said as waiting_said
 from assistant.config import Config
 from assistant.engine import Output
-from assistant.games import specs
-from assistant.live.run import TableBox, hand_over_said, waiting_said
+from assistant.games import GAMES, game_spec
+from assistant.live.run import TableBox, hand_over_said
 from assistant.phone import PhoneKeypad, PhoneSettings
 from assistant.session import SESSION_PHRASES, Session
 from assistant.voice.prepare import game_phrases
-from tests.test_phone_server import Phone, Speaker, TypingMic, run
+from tests.live_helpers import FakeMic
+from tests.test_phone_server import Phone, Speaker, live_loop, run
 
 
 class Table(Speaker):
@@ -42,7 +43,7 @@ class Live:
     table: Table
     box: TableBox
     keypad: PhoneKeypad
-    mic: TypingMic
+    mic: FakeMic
 
     def said(self, text: str) -> int:
         return self.table.lines.count(f"BSAT1: {text}")
@@ -65,9 +66,7 @@ class Live:
 @pytest.fixture
 def live() -> Iterator[Live]:
     """As ``run_live`` wires it: the box follows the phones, the loop runs in its own thread."""
-    from assistant.hearing.recognizer import Ear
-    from assistant.hearing.text_engine import TextRecognizer
-    from assistant.live.loop import LiveLoop, LiveSettings
+    from assistant.live.loop import LiveSettings
 
     table = Table()
     settings = LiveSettings(mute_tail_seconds=0.1)
@@ -78,23 +77,9 @@ def live() -> Iterator[Live]:
     session = Session.new("omega-virus", 1, {}, table, None)
     box.play(session)
     session.start()
-    mic = TypingMic()
-    ear = Ear(TextRecognizer(), box.sentences, box.allowed_intents())
-    loop = LiveLoop(box, ear, mic, table.speaking, keypad, settings, log=lambda message: None)  # type: ignore[arg-type]
-    stop = threading.Event()
-    runner = threading.Thread(target=loop.run, args=(stop,), name="live-loop")
-    runner.start()
-    try:
-        for _ in range(100):  # the loop starts the keypad
-            if keypad.port is not None:
-                break
-            time.sleep(0.05)
+    mic = FakeMic()
+    with live_loop(box, table, keypad, mic, settings):
         yield Live(table, box, keypad, mic)
-    finally:
-        stop.set()
-        runner.join(timeout=10)
-    assert not runner.is_alive()
-    assert not [t for t in threading.enumerate() if t.name == "phone-keypad"]
 
 
 def test_the_table_is_told_once_of_a_new_phone_and_gives_it_the_color_by_voice(live: Live) -> None:
@@ -186,10 +171,16 @@ def test_news_of_waiting_phones_is_each_phone_once_from_any_thread() -> None:
 
 
 def test_what_the_table_is_told_is_rendered_ahead_with_the_games_phrases() -> None:
-    """Every color a phone may join as, in every game: among the session phrases, which
-    `assistant setup` renders for each game with its first speaker."""
-    colors = {color for spec in specs() for color in spec.private_colors}
-    assert colors
-    omega = {p.text for p in game_phrases("omega-virus", Config.from_text(""))}
-    for color in colors:
-        assert waiting_said(color) in SESSION_PHRASES and waiting_said(color) in omega
+    """Every line about phones, for every color a game's players may take on phones, is among
+    that game's phrases, which `assistant setup` renders ahead; a game without phone colors
+    has none of them."""
+    with_colors = 0
+    for name in GAMES:
+        colors = game_spec(name).private_colors
+        texts = {p.text for p in game_phrases(name, Config.from_text(""))}
+        assert set(phone_phrases(colors)) <= texts, name
+        assert not any("new phone" in text for text in texts if text not in phone_phrases(colors)), name
+        with_colors += bool(colors)
+    assert with_colors
+    assert waiting_said("red") in phone_phrases(game_spec("omega-virus").private_colors)
+    assert not any("new phone" in phrase for phrase in SESSION_PHRASES)

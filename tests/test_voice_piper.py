@@ -15,15 +15,17 @@ import itertools
 import sys
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from assistant.config import Config
-from assistant.engine import Say
-from assistant.games import GAMES
+from assistant.engine import Game, Say
+from assistant.games import GAMES, GameSpec
+from assistant.sentences import SentenceSet
 from assistant.voice.analysis import measure
 from assistant.voice.announcer import SpokenAnnouncer
 from assistant.voice.cache import read_wav
@@ -194,13 +196,23 @@ def test_cold_start_serves_cached_phrases_without_loading_the_model(voices: Voic
     assert elapsed < 1.0
 
 
+def phrases_only_spec(name: str, fixed_phrases: Callable[[Mapping[str, Any]], list[Say]]) -> GameSpec:
+    """A game that is only its fixed phrases (it cannot be played: create fails)."""
+    def create(seed: int, settings: Mapping[str, Any]) -> Game:
+        raise NotImplementedError
+
+    def sentences() -> SentenceSet:
+        raise NotImplementedError
+
+    return GameSpec(name, create, sentences, fixed_phrases)
+
+
 def test_prepare_renders_each_game_once(voices: Voices, monkeypatch: pytest.MonkeyPatch,
                                         tmp_path: Path) -> None:
     game = types.ModuleType("voice_test_game")
-    game.settings_from_config = lambda config: {"players": 2}  # type: ignore[attr-defined]
-    game.fixed_phrases = lambda settings: [  # type: ignore[attr-defined]
+    game.SPEC = phrases_only_spec("test-game", lambda settings: [  # type: ignore[attr-defined]
         Say("VIRUS", "You cannot escape me. Teleport complete."), Say("BSAT1", "Shields are down."),
-        Say("VIRUS", "Teleport complete.")]
+        Say("VIRUS", "Teleport complete.")])
     monkeypatch.setitem(sys.modules, "voice_test_game", game)
     monkeypatch.setitem(GAMES, "test-game", "voice_test_game")
     monkeypatch.setitem(GAMES, "unwritten-game", "assistant.games.voice_test_not_written")
@@ -219,9 +231,8 @@ def test_prepare_renders_each_game_once(voices: Voices, monkeypatch: pytest.Monk
 def test_starting_a_game_renders_its_phrases_in_the_background(monkeypatch: pytest.MonkeyPatch,
                                                                tmp_path: Path) -> None:
     game = types.ModuleType("voice_test_game2")
-    game.settings_from_config = lambda config: {}  # type: ignore[attr-defined]
-    game.fixed_phrases = lambda settings: [Say("VIRUS", "Teleport complete."),  # type: ignore[attr-defined]
-                                           Say("BSAT1", "Access card found.")]
+    game.SPEC = phrases_only_spec("test-game2", lambda settings: [  # type: ignore[attr-defined]
+        Say("VIRUS", "Teleport complete."), Say("BSAT1", "Access card found.")])
     monkeypatch.setitem(sys.modules, "voice_test_game2", game)
     monkeypatch.setitem(GAMES, "test-game2", "voice_test_game2")
     config = Config.from_text(f"voice: {{cache_dir: {tmp_path}}}\n")

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from assistant.box import Box, Games, Power, greet
+from assistant.box import Box, Games, Power, greet, phone_handed_over_said, phone_waiting_said
 from assistant.config import Config
 from assistant.games import game_spec
 from assistant.hearing.recognizer import Ear
@@ -47,7 +47,7 @@ class TableBox(Box):
         if self.phone is None or "phone_hand_over" not in self.allowed_intents():
             return  # not now: a question waits for yes or no, not listening, or the menu
         for color in self.phone.newly_waiting():
-            self.say(waiting_said(color))
+            self.say(phone_waiting_said(color))
 
 
 def live_settings(config: Config) -> LiveSettings:
@@ -188,14 +188,6 @@ def phone_keypad(keypad: Keypad | None) -> PhoneKeypad | None:
     return next((k for k in members(keypad) if isinstance(k, PhoneKeypad)), None)
 
 
-def waiting_said(color: str) -> str:
-    """What the table hears when a new phone asks for ``color`` and another phone has it."""
-    return f"A new phone is asking for {color.title()}. To let it in, say: give {color.lower()} to the new phone."
-
-
 def hand_over_said(phone: PhoneKeypad, color: str) -> str:
     """Give ``color`` to the phone waiting for it; what the table hears."""
-    name = color.title()
-    if phone.hand_over(color):
-        return f"{name} is on the new phone now."
-    return f"No new phone is asking for {name}."
+    return phone_handed_over_said(color, phone.hand_over(color))

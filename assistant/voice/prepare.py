@@ -2,36 +2,38 @@
 
 from __future__ import annotations
 
-import importlib
 import time
+from collections.abc import Mapping
 from typing import Any, TextIO
 
+from assistant.box import phone_phrases
 from assistant.config import Config
 from assistant.engine import Say
-from assistant.games import GAMES, available
+from assistant.games import available, game_spec
 from assistant.voice.voices import Voices
 
 
 def session_phrases(speaker: str) -> list[Say]:
-    """What the session driver itself says, if it lists its fixed phrases (SESSION_PHRASES)."""
+    """What the session driver itself says (its SESSION_PHRASES)."""
     from assistant import session
 
-    return [Say(speaker, text) for text in getattr(session, "SESSION_PHRASES", ())]
+    return [Say(speaker, text) for text in session.SESSION_PHRASES]
 
 
-def game_phrases(game: str, config: Config, settings: dict[str, Any] | None = None) -> list[Say]:
-    """The fixed phrases of one game (by command-line name), plus the driver's own."""
-    module = importlib.import_module(GAMES[game])
+def game_phrases(game: str, config: Config, settings: Mapping[str, Any] | None = None) -> list[Say]:
+    """The fixed phrases of one game (by command-line name), plus the driver's own and, for a
+    game whose players take colors on phones, the box's lines about phones."""
+    spec = game_spec(game)
     if settings is None:
-        settings = module.settings_from_config(config)
-    phrases = list(module.fixed_phrases(settings))
+        settings = spec.settings_from_config(config)
+    phrases = list(spec.fixed_phrases(settings))
     speakers = [p.speaker for p in phrases]
     first = speakers[0] if speakers else "NARRATOR"
     try:
-        first = module.create(0, settings).speakers[0]
+        first = spec.create(0, settings).speakers[0]
     except Exception:  # the speaker of the first phrase is a fine stand-in
         pass
-    return phrases + session_phrases(first)
+    return phrases + session_phrases(first) + [Say(first, text) for text in phone_phrases(spec.private_colors)]
 
 
 def prepare_voice_cache(config: Config, games: list[str] | None = None, out: TextIO | None = None) -> str:
