@@ -15,10 +15,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from assistant.config import PROJECT_ROOT
+from assistant.memory import give_back_memory
 from assistant.voice.characters import CharacterSpec
 from assistant.voice.effects import Audio, as_audio, run_chain
 from assistant.voice.text import bounded_chunks
@@ -69,6 +71,25 @@ def voice_id(model: Path) -> str:
     return f"{model.stem}:{size}:{digest.hexdigest()[:16]}"
 
 
+class ShrinkingSession:
+    """Piper's onnxruntime session, run so that its memory arena is given back after each
+    sentence. Otherwise the arena keeps its largest sentence's buffers for good (35 MB after a
+    short line, 150 MB after a long one), under Whisper's own working memory while it decodes."""
+
+    def __init__(self, session: Any) -> None:
+        import onnxruntime
+
+        self.session = session
+        self.options = onnxruntime.RunOptions()
+        self.options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+
+    def run(self, output_names: list[str] | None, input_feed: dict[str, Any]) -> Any:
+        return self.session.run(output_names, input_feed, self.options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.session, name)
+
+
 @dataclass
 class LoadedVoice:
     path: Path
@@ -113,7 +134,7 @@ class VoiceBank:
                 options.inter_op_num_threads = 1
             session = onnxruntime.InferenceSession(str(path), sess_options=options,
                                                    providers=["CPUExecutionProvider"])
-            voice = PiperVoice(session=session, config=config)
+            voice = PiperVoice(session=ShrinkingSession(session), config=config)
         except Exception as error:  # a corrupt model or config: name it, don't crash the game
             raise VoiceMissing(f"cannot load Piper voice {path}: {error}") from error
         return LoadedVoice(path, voice_id(path), int(config.sample_rate), voice, time.monotonic() - start)
@@ -153,6 +174,7 @@ class VoiceBank:
             voice = self.load(spec.voice)
             chunks = [c.audio_float_array for piece in bounded_chunks(sentence)  # Piper's memory stays bounded
                       for c in voice.piper.synthesize(piece, syn)]  # type: ignore[attr-defined]
+            give_back_memory()  # the arena's freed buffers, from glibc's heap to the system
         audio = as_audio(np.concatenate(chunks)) if chunks else np.zeros(0, np.float32)
         return audio, voice.rate
 
