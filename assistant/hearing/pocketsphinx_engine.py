@@ -23,6 +23,7 @@ to its own phones even when the phone decoder gets a few wrong.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -146,7 +147,8 @@ class PocketSphinxRecognizer(BaseRecognizer):
         self.decoder = Decoder(loglevel="FATAL", lm=None, beam=t.beam, pbeam=t.beam, wbeam=t.word_beam)
         # Loaded now (about 0.3 s), not on the way to the first answer.
         phone_lm = Path(get_model_path()) / "en-us" / "en-us-phone.lm.bin"
-        self._phone_decoder = Decoder(loglevel="FATAL", lm=None, allphone=str(phone_lm), lw=2.0,
+        # No pronouncing dictionary: the phone loop needs none, and its own copy would cost 22 MB.
+        self._phone_decoder = Decoder(loglevel="FATAL", lm=None, allphone=str(phone_lm), lw=2.0, dict=os.devnull,
                                       beam=t.beam, pbeam=t.beam, wbeam=t.word_beam)
         self._rng = np.random.default_rng(t.seed)
         self._common = common_words()
