@@ -67,9 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from assistant.memory import limit_malloc_arenas
+    from assistant.memory import limit_malloc_arenas, map_big_blocks
 
     limit_malloc_arenas()  # before any thread starts: play, say and setup run several
+    map_big_blocks()
     args = build_parser().parse_args(argv)
     config = Config.load(args.config)
     if args.command != "doctor":  # the doctor lists them among its checks
