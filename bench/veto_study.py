@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, Transcript, open_ear  # noqa: E402
+from assistant.hearing.recognizer import written  # noqa: E402
 from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
     CONDITIONS,
@@ -46,14 +48,17 @@ from bench.bench_accuracy import (  # noqa: E402
 STUDY_CONDITIONS = ("clean", "white 20 dB", "babble 20 dB", "reverb")
 CONFIRM = (0.3, 0.4, 0.5, 0.6)
 RUNNER_UP = (0.4, 0.6, 0.8)
+NEAREST = 3
+SCORE_WITHIN = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
+SCORE_MARGIN = (2.0, 3.0, 4.0)
 
 
-def record(voices: str, out: Path, cache: Path) -> None:
+def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS) -> None:
     names = list(GAMES)
     games = {name: game_module(name).sentences() for name in names}
     maker = ClipMaker(cache)
     noise = babble(maker)
-    conditions = [c for c in CONDITIONS if c.name in STUDY_CONDITIONS]
+    conditions = [c for c in CONDITIONS if c.name in study]
     tuning = set(TUNING_SPEAKERS)
     items = [(name, text, command) for name, sentences in games.items()
              for text, command in sample_commands(sentences, 1)]
@@ -87,6 +92,16 @@ def record(voices: str, out: Path, cache: Path) -> None:
             spots = [ear.spot(t) for t in texts]
             command = first.command if isinstance(first, Transcript) else None
             found = [s.command if isinstance(s, Transcript) else None for s in spots]
+            # Whisper's own score of the nearest commands (second.transcriber kept the audio's encoding)
+            near: dict[Any, Any] = {command: None} if command is not None else {}
+            for t in texts:
+                for close in second.spotter.nearest(t, ear.graph.intents, NEAREST):
+                    if close.command is not None and close.command not in near:
+                        near[close.command] = close
+            first_text = first.text if isinstance(first, Transcript) else ""
+            sentences = [close.sentence if close is not None else first_text for close in near.values()]
+            scores = second.transcriber.score([texts[0]], ending=False) + second.transcriber.score(
+                [written(x) for x in sentences])
             f.write(json.dumps({
                 "game": game, "condition": condition.name, "voice": speaker.label, "text": text,
                 "expected": [expected.intent, dict(expected.slots)] if expected else None,
@@ -95,6 +110,9 @@ def record(voices: str, out: Path, cache: Path) -> None:
                 "spots": [[c.intent, dict(c.slots)] if c else None for c in found],
                 "first_distances": [second.spotter.distance(t, command) for t in texts] if command else None,
                 "spot_distances": [second.spotter.distance(texts[0], c) if c else None for c in found],
+                "free_score": scores[0],
+                "cands": [[c.intent, dict(c.slots), x, close.distance if close is not None else None, sc]
+                          for (c, close), x, sc in zip(near.items(), sentences, scores[1:], strict=True)],
             }) + "\n")
             f.flush()
             if i % 100 == 0:
@@ -133,18 +151,33 @@ def respot(records: Path, out: Path) -> None:
             f.write(json.dumps(row) + "\n")
 
 
-def decide(row: dict[str, Any], confirm: float, runner_up: float) -> Any:
-    """Ear.decide's outcome for a recorded clip."""
+def weigh(row: dict[str, Any], within: float, margin: float, distance: float = 0.8) -> Any:
+    """Ear._weigh's outcome for a recorded clip (needs a record with "cands")."""
+    if not row["words"]:
+        return None
+    cands = sorted((c for c in row["cands"] if (c[3] is None or c[3] <= distance) and c[4] > -math.inf),
+                   key=lambda c: -c[4])
+    if not cands:
+        return None
+    runner_up = cands[1][4] if len(cands) > 1 else -math.inf
+    if cands[0][4] < row["free_score"] - within or cands[0][4] - runner_up < margin:
+        return None
+    return [cands[0][0], cands[0][1]]
+
+
+def decide(row: dict[str, Any], confirm: float, runner_up: float, score: tuple[float, float] | None = None) -> Any:
+    """Ear.decide's outcome for a recorded clip (``score``: score_within and score_margin, or
+    None for no weighing by Whisper's score)."""
     if row["spots"][0]:
         return row["spots"][0]
     if row["first"]:
         if not row["words"] or min(row["first_distances"]) <= confirm:
             return row["first"]
-        return None
+        return weigh(row, *score) if score else None
     for spot, distance in zip(row["spots"][1:], row["spot_distances"][1:], strict=True):
         if spot and distance is not None and distance <= runner_up:
             return spot
-    return None
+    return weigh(row, *score) if score else None
 
 
 def simulate(paths: Sequence[Path]) -> None:
@@ -161,12 +194,27 @@ def simulate(paths: Sequence[Path]) -> None:
                 taken = sum(decide(r, confirm, runner_up) is not None for r in talk)
                 print(f"{confirm:>16} {runner_up:>19}  {right:>5}/{len(commands)} {100 * right / len(commands):5.1f}%"
                       f"   {taken:>4}/{len(talk)}")
+        if not all("cands" in r for r in rows):
+            continue
+        confirm, runner_up = HearingSettings().confirm_distance, HearingSettings().runner_up_distance
+        print(f"and with Whisper's score weighing the nearest commands (confirm {confirm}, runner-up {runner_up}):")
+        print("score_within  score_margin  commands right   wrong   table talk taken")
+        for within in SCORE_WITHIN:
+            for margin in SCORE_MARGIN:
+                said = [decide(r, confirm, runner_up, (within, margin)) for r in commands]
+                right = sum(d == r["expected"] for d, r in zip(said, commands, strict=True))
+                wrong = sum(d not in (None, r["expected"]) for d, r in zip(said, commands, strict=True))
+                taken = sum(decide(r, confirm, runner_up, (within, margin)) is not None for r in talk)
+                print(f"{within:>12} {margin:>13}  {right:>5}/{len(commands)} {100 * right / len(commands):5.1f}%"
+                      f"   {wrong:>5}   {taken:>4}/{len(talk)}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--voices", choices=["tuning", "held-out"], default="tuning")
     parser.add_argument("--out", type=Path, help="where to record the clips' outcomes (JSON lines)")
+    parser.add_argument("--conditions", nargs="+", default=list(STUDY_CONDITIONS),
+                        help="conditions to record (names as bench_accuracy prints them)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bench-clips"), help="clip cache folder")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
     parser.add_argument("--respot", type=Path, help="a recorded file to spot again into --out (see respot)")
@@ -181,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.out is None:
         parser.error("--out FILE (or --simulate FILE...)")
-    record(args.voices, args.out, args.cache)
+    record(args.voices, args.out, args.cache, args.conditions)
     return 0
 
 

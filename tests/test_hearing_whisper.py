@@ -253,3 +253,44 @@ def test_setup_downloads_tiny_en_when_no_copy_is_installed(server: tuple[str, Pa
     again = io.StringIO()
     assert setup_main(argparse.Namespace(skip_voices=True), config, again) == 0
     assert "checksums verified" in again.getvalue() and "Whisper: downloading" not in again.getvalue()
+
+
+def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_transcript(
+        maker: ClipMaker) -> None:
+    # Piper, slower and a little higher: Whisper's beam writes "Hit that." for "attack" (the beam
+    # ranks by mean token likelihood), but scores "Attack." likelier over its tokens. The first pass
+    # takes nothing; weighing the commands nearest the transcripts takes attack, and without it
+    # nothing is taken.
+    cards = game_module("msx-cards").sentences()
+    clip = maker.say("attack", Speaker("piper", "joe", 0.9, 1.0, 0.4, 0.5))
+    weighing = open_ear(HearingSettings(recognizer="hybrid"), cards, None, engine="hybrid", fallback=False)
+    heard = weighing.hear(clip)
+    assert isinstance(heard, Transcript) and heard.command == Command("attack", {}), heard
+    assert heard.heard.rstrip(".").lower() != "attack", heard  # Whisper's own best transcript was not it
+    plain = open_ear(HearingSettings(recognizer="hybrid", score_nearest=0), cards, None, engine="hybrid",
+                     fallback=False)
+    assert not isinstance(plain.hear(clip), Transcript)
+
+
+@pytest.mark.parametrize("game, line", [("msx-cards", "that attack was unfair"),
+                                        ("msx-cards", "can you pass me the chips"),
+                                        ("prologue", "keep going, you're nearly there")])
+def test_weighing_takes_no_table_talk(maker: ClipMaker, game: str, line: str) -> None:
+    # The last: talk that starts with a command ("keep going") is not taken, because Whisper,
+    # made to write "Keep going.", would go on writing.
+    ear = open_ear(HearingSettings(recognizer="hybrid"), game_module(game).sentences(), None, engine="hybrid",
+                   fallback=False)
+    for voice in OTHER_VOICES:
+        heard = ear.hear(maker.say(line, voice))
+        assert isinstance(heard, NotRecognized), (voice.label, heard)
+
+
+def test_whisper_scores_a_text_it_would_not_end_with_as_impossible(maker: ClipMaker) -> None:
+    folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
+    whisper = WhisperTranscriber.load(folder)
+    clip = maker.say("keep going, you're nearly there", OTHER_VOICES[0])
+    best = whisper.hypotheses(clip.tobytes(), "keep going, done, ready.", 1)[0]
+    assert best.lower().startswith("keep going"), best
+    whole, start, other = whisper.score([best, "Keep going.", "Roll the dice."])
+    assert whole > -10.0 and start == float("-inf"), (best, whole, start)
+    assert other < whole

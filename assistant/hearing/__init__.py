@@ -50,6 +50,10 @@ class HearingSettings:
     confirm_distance: float = 0.4
     hypotheses: int = 3
     runner_up_distance: float = 0.6
+    score_nearest: int = 3
+    score_distance: float = 0.8
+    score_within: float = 4.0
+    score_margin: float = 3.0
 
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:
@@ -93,6 +97,11 @@ class HearingSettings:
             hypotheses=config.get("hearing.whisper.hypotheses", d.hypotheses, minimum=1, maximum=5),
             runner_up_distance=config.get("hearing.whisper.runner_up_distance", d.runner_up_distance,
                                           minimum=0.0, maximum=5.0),
+            score_nearest=config.get("hearing.whisper.score_nearest", d.score_nearest, minimum=0, maximum=10),
+            score_distance=config.get("hearing.whisper.score_distance", d.score_distance, minimum=0.0,
+                                      maximum=5.0),
+            score_within=config.get("hearing.whisper.score_within", d.score_within, minimum=0.0, maximum=50.0),
+            score_margin=config.get("hearing.whisper.score_margin", d.score_margin, minimum=0.0, maximum=50.0),
         )
 
     @property
@@ -265,7 +274,9 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
         try:
             opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings.veto,
                                     settings.confirm_distance, hypotheses=settings.hypotheses,
-                                    runner_up_distance=settings.runner_up_distance)
+                                    runner_up_distance=settings.runner_up_distance,
+                                    score_nearest=settings.score_nearest, score_distance=settings.score_distance,
+                                    score_within=settings.score_within, score_margin=settings.score_margin)
         except ModelError as error:
             if not fallback:
                 raise

@@ -17,12 +17,14 @@ first pass took from table talk.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from assistant.engine import Command
 from assistant.hearing.audio import Int16, blocks
 from assistant.hearing.events import Final, NotRecognized, Partial, Transcript
 from assistant.hearing.grammar import WordGraph, snap
@@ -36,6 +38,11 @@ UNKNOWN_WORDS = frozenset({"[unk]", "<unk>", "[noise]", "<noise>"})
 
 class ModelError(RuntimeError):
     """No usable model for an engine: the message says where it was looked for and what to do."""
+
+
+def written(sentence: str) -> str:
+    """A command sentence as Whisper writes one: "attack" -> "Attack." """
+    return sentence[:1].upper() + sentence[1:] + "."
 
 
 def prompt_for(help_sentences: Iterable[str]) -> str:
@@ -93,6 +100,8 @@ class Transcriber(Protocol):
 
     def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]: ...
 
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]: ...
+
 
 @dataclass
 class SecondOpinion:
@@ -107,7 +116,15 @@ class SecondOpinion:
     beside its best one: a command spotted in a runner-up is taken when the best transcript is
     within ``runner_up_distance`` of it ("explore two near one" beside "explore two zero one"),
     and a first-pass command stands when any of them comes within ``confirm_distance``.
-    Both chosen on the tuning voices with bench/veto_study.py."""
+    Both chosen on the tuning voices with bench/veto_study.py.
+
+    When none of that takes a command, Whisper weighs the commands nearest its transcripts
+    (``score_nearest`` per transcript, at most ``score_distance`` away, and the first pass's):
+    the one it finds most likely as what was said is taken when that likelihood is within
+    ``score_within`` (natural log) of its own best transcript's and ``score_margin`` above every
+    other candidate's. Beam search ranks transcripts by their mean token likelihood, which lets
+    a longer mishearing ("Hit that.") beat a short command ("Attack.") that Whisper, summed over
+    its tokens, finds more likely. ``score_nearest`` 0 turns this off."""
 
     transcriber: Transcriber
     spotter: Spotter
@@ -116,6 +133,10 @@ class SecondOpinion:
     max_seconds: float = 15.0
     hypotheses: int = 3
     runner_up_distance: float = 0.6
+    score_nearest: int = 3
+    score_distance: float = 0.8
+    score_within: float = 4.0
+    score_margin: float = 3.0
 
 
 class Ear:
@@ -219,8 +240,8 @@ class Ear:
             if isinstance(event, NotRecognized) and result is None and event.heard:
                 result = event
         final = self.finish()
-        if isinstance(final, NotRecognized) and result is not None and not final.heard:
-            return result
+        if isinstance(final, NotRecognized) and result is not None:
+            return result  # what the speech was heard as, not its echo's ("Okay." for a room's tail)
         return final
 
     def doubt(self, partial: str) -> str:
@@ -253,6 +274,9 @@ class Ear:
             distance = min(second.spotter.distance(t, first.command) for t in texts)
             if distance <= second.confirm_distance:
                 return first  # Whisper (half-)heard the same command
+            weighed = self._weigh(texts, first)
+            if weighed is not None:
+                return weighed
             return NotRecognized(text, f"vetoed {first.text!r}: Whisper heard {text!r} "
                                        f"({distance:.2f} from it)", first.confidence)
         for other in texts[1:]:
@@ -260,10 +284,42 @@ class Ear:
             if (isinstance(spotted, Transcript) and spotted.command is not None
                     and second.spotter.distance(text, spotted.command) <= second.runner_up_distance):
                 return Transcript(spotted.text, spotted.confidence, text, spotted.command, True)
+        weighed = self._weigh(texts, None)
+        if weighed is not None:
+            return weighed
         if "not allowed now" in opinion.reason or not isinstance(first, NotRecognized):
             return opinion
         return NotRecognized(first.heard or text, f"{first.reason}; Whisper heard {text!r}: {opinion.reason}",
                              first.confidence, first.alternatives)
+
+    def _weigh(self, texts: list[str], first: Transcript | None) -> Transcript | None:
+        """The command Whisper itself scores as what was said, among those nearest its
+        transcripts and the first pass's (see SecondOpinion), or None."""
+        second = self.second
+        assert second is not None
+        if second.score_nearest <= 0 or not self.sentences.words(texts[0]):
+            return None
+        candidates: dict[Command, str] = {}
+        if first is not None and first.command is not None:
+            candidates[first.command] = first.text  # as the first pass heard it
+        for text in texts:
+            for near in second.spotter.nearest(text, self.graph.intents, second.score_nearest):
+                if near.command is not None and near.distance <= second.score_distance:
+                    candidates.setdefault(near.command, near.sentence)
+        if not candidates:
+            return None
+        scores = second.transcriber.score([written(s) for s in candidates.values()])
+        ranked = sorted(((score, item) for score, item in zip(scores, candidates.items(), strict=True)
+                         if score > -math.inf), key=lambda x: -x[0])
+        if not ranked:
+            return None  # Whisper would go on writing after each of them
+        # Whisper's own best transcript, its tokens alone (it may not end where the beam ended it)
+        own = second.transcriber.score([texts[0]], ending=False)[0]
+        best, (command, sentence) = ranked[0]
+        runner_up = ranked[1][0] if len(ranked) > 1 else -math.inf
+        if best < own - second.score_within or best - runner_up < second.score_margin:
+            return None
+        return Transcript(sentence, 0.5, texts[0], command, True)
 
     def _prompt(self) -> str:
         return prompt_for(self.sentences.help_for(self.graph.intents))

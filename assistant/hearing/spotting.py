@@ -313,6 +313,31 @@ class Spotter:
                                         f"({runner_up:.1f} phone edits apart)")
         return replace(spot, command=top.command)
 
+    def nearest(self, text: str, intents: Iterable[str] | None = None, count: int = 4) -> list[Spot]:
+        """The ``count`` allowed commands nearest what was written, nearest first, however far
+        (one per intent, and for the nearest intents each slot value's nearest rival): the
+        candidates Whisper's own score weighs when spotting takes nothing."""
+        words = self.words(text)
+        if not words:
+            return []
+        job = _Job(self, words)
+        found = [f for f in (job.best(n) for n in self.sentences.intents if intents is None or n in set(intents))
+                 if f is not None]
+        found.sort(key=lambda f: f.distance)
+        for top in found[:count]:
+            for slot, value in sorted(top.command.slots.items()):
+                rival = job.best(top.command.intent, (slot, value))
+                if rival is not None:
+                    found.append(rival)
+        found.sort(key=lambda f: f.distance)
+        out: list[Spot] = []
+        for f in found:
+            if all(s.command != f.command for s in out):
+                out.append(Spot(f.command, f.sentence, f.distance, span=f.span))
+            if len(out) == count:
+                break
+        return out
+
     def distance(self, text: str, command: Command) -> float:
         """How far ``command``'s nearest sentence is from what was written (inf: not at all)."""
         words = self.words(text)

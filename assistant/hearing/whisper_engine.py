@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import os
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -197,6 +198,7 @@ class WhisperTranscriber:
         self._end = ids["endoftext"]
         # -1: the model's own list of non-speech tokens (♪, brackets, speaker tags); and never a
         # control token inside the text.
+        self._last: tuple[Any, list[int], int] | None = None
         self._suppress = [-1, *(ids[name] for name in (
             "startoftranscript", "startofprev", "startoflm", "nocaptions", "transcribe", "translate"))]
 
@@ -227,25 +229,63 @@ class WhisperTranscriber:
 
     def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
         """The ``count`` best transcripts of ``audio`` (beam search), best first; none for less
-        than 0.1 s of audio."""
+        than 0.1 s of audio. The audio's encoding is kept for ``score``."""
         import ctranslate2
 
+        self._last = None
         samples = np.frombuffer(audio, dtype=np.int16)[-int((MAX_SECONDS - 2 * PAD_SECONDS) * RATE):]
         if len(samples) < RATE // 10:
             return []
         pad = np.zeros(int(PAD_SECONDS * RATE), dtype=np.int16)  # Whisper mishears speech that starts at once
         samples = np.concatenate([pad, samples, pad])
         features = ctranslate2.StorageView.from_array(log_mel(samples.astype(np.float32) / 32768.0)[None])
+        encoded = self.model.encode(features, to_cpu=True)
         tokens = [self._sot]
         if prompt.strip():
             previous = self.tokenizer.encode(" " + prompt.strip(), add_special_tokens=False).ids
             tokens = [self._sot_prev, *previous[-(MAX_PROMPT_TOKENS - 1):], self._sot]
         tokens.append(self._no_timestamps)
         count = max(1, min(count, self.beam_size))
-        result = self.model.generate(features, [tokens], beam_size=self.beam_size, num_hypotheses=count,
+        result = self.model.generate(encoded, [tokens], beam_size=self.beam_size, num_hypotheses=count,
                                      max_length=MAX_TOKENS, suppress_blank=True, suppress_tokens=self._suppress)
+        self._last = (encoded, tokens, min(FRAMES, len(samples) // HOP))
         return [self.tokenizer.decode([t for t in ids if t < self._end]).strip()
                 for ids in result[0].sequences_ids]
+
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
+        """How likely Whisper finds each of ``texts`` as the whole transcript of the audio last
+        given to ``hypotheses`` (under the same prompt): the sum of its tokens' log probabilities
+        when the decoder is made to write it, and (``ending``) of ending there. With ``ending``, a
+        text after which Whisper would go on writing (a command said at the start of longer
+        talk: "Keep going." for "keep going, you're nearly there") scores minus infinity.
+
+        Beam search ranks by the mean, which favours longer transcripts ("Hit that." over
+        "Attack."); the sum weighs a short command fairly."""
+        if self._last is None or not texts:
+            return [-math.inf] * len(texts)
+        encoded, start, frames = self._last
+        out = []
+        for text in texts:
+            ids = self.tokenizer.encode(" " + text.strip(), add_special_tokens=False).ids
+            if not ids:
+                out.append(-math.inf)
+                continue
+            written = self.model.align(encoded, start, [ids], [frames])[0].text_token_probs
+            probs = np.asarray(written, dtype=np.float64)
+            total = float(np.log(np.maximum(probs, 1e-12)).sum())
+            if not ending:
+                out.append(total)
+                continue
+            # the candidate as a forced prefix, one token more: its log probability when that
+            # token is the end (the returned sequence is then the prefix alone)
+            after = self.model.generate(encoded, [start + ids], beam_size=1, max_length=len(start) + len(ids) + 1,
+                                        return_scores=True, length_penalty=0.0, suppress_blank=False,
+                                        suppress_tokens=self._suppress)[0]
+            if list(after.sequences_ids[0]) != ids:
+                out.append(-math.inf)
+                continue
+            out.append(total + float(after.scores[0]))
+        return out
 
 
 class WhisperRecognizer(BaseRecognizer):

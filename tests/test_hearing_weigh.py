@@ -1,0 +1,100 @@
+"""The hybrid's last word: Whisper's own score over the commands nearest what it wrote (logic,
+with a transcriber whose transcripts and scores are given; real audio is in
+test_hearing_whisper)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assistant.engine import Command
+from assistant.games import game_module
+from assistant.hearing.events import NotRecognized, Transcript
+from assistant.hearing.recognizer import Ear, SecondOpinion, written
+from assistant.hearing.spotting import Spotter
+from assistant.hearing.text_engine import TextRecognizer
+
+CARDS = game_module("msx-cards").sentences()
+
+
+class Given:
+    """Writes the given transcripts; scores a text by the table (unknown texts: very unlikely)."""
+
+    def __init__(self, texts: list[str], scores: dict[str, float]) -> None:
+        self.texts = texts
+        self.scores = scores
+        self.scored: list[str] = []
+
+    def transcribe(self, audio: bytes, prompt: str = "") -> str:
+        return self.texts[0]
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        return self.texts[:count]
+
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
+        self.scored += list(texts)
+        return [self.scores.get(t, -100.0) for t in texts]
+
+
+def ear(transcriber: Given, **settings: float) -> Ear:
+    opinion = SecondOpinion(transcriber, Spotter(CARDS), **settings)  # type: ignore[arg-type]
+    return Ear(TextRecognizer(), CARDS, second=opinion)
+
+
+def hear(e: Ear, first_pass: str) -> Transcript | NotRecognized:
+    """What the Ear decides on one second of audio the first pass wrote as ``first_pass``."""
+    e._audio = [np.zeros(16_000, dtype=np.int16).tobytes()]
+    return e.decide(Transcript(first_pass, 1.0 if first_pass else 0.0))
+
+
+def test_a_short_command_whisper_finds_likelier_than_its_own_transcript_is_taken() -> None:
+    whisper = Given(["Hit that.", "Attack.", "Hit attack."], {"Hit that.": -6.2, "Attack.": -4.7})
+    heard = hear(ear(whisper), "")
+    assert isinstance(heard, Transcript) and heard.command == Command("attack", {}), heard
+    assert "Attack." in whisper.scored and "Hit that." in whisper.scored
+
+
+def test_a_command_far_less_likely_than_what_was_written_is_not_taken() -> None:
+    whisper = Given(["Hit that.", "Attack.", "Hit attack."], {"Hit that.": -6.2, "Attack.": -11.0})
+    assert isinstance(hear(ear(whisper), ""), NotRecognized)  # 4.8 below, more than score_within 4
+    assert isinstance(hear(ear(whisper, score_within=5.0), ""), Transcript)
+
+
+def test_two_commands_scored_alike_give_neither() -> None:
+    near = [n.sentence for n in Spotter(CARDS).nearest("Hit that.", CARDS.intents, 3)]
+    scores = {"Hit that.": -6.0, written(near[0]): -5.0, written(near[1]): -6.0}
+    assert isinstance(hear(ear(Given(["Hit that."], scores)), ""), NotRecognized)
+    scores[written(near[1])] = -9.0
+    heard = hear(ear(Given(["Hit that."], scores)), "")
+    assert isinstance(heard, Transcript) and heard.text == near[0]
+
+
+def test_nothing_written_or_weighing_off_scores_nothing() -> None:
+    silent = Given([""], {})
+    assert isinstance(hear(ear(silent), ""), NotRecognized) and silent.scored == []
+    off = Given(["Hit that.", "Attack."], {"Hit that.": -6.2, "Attack.": -4.7})
+    assert isinstance(hear(ear(off, score_nearest=0), ""), NotRecognized) and off.scored == []
+
+
+def test_the_first_pass_command_is_weighed_before_it_is_vetoed() -> None:
+    # The first pass took "roll the dice"; Whisper wrote something else, far from it, but finds
+    # "Roll the dice." likelier than its own transcript: the command stands.
+    whisper = Given(["Rolling nice."], {"Rolling nice.": -8.0, "Roll the dice.": -6.0})
+    heard = hear(ear(whisper), "roll the dice")
+    assert isinstance(heard, Transcript) and heard.command is not None and heard.command.intent == "roll", heard
+    whisper = Given(["Rolling nice."], {"Rolling nice.": -8.0, "Roll the dice.": -20.0})
+    assert isinstance(hear(ear(whisper), "roll the dice"), NotRecognized)
+
+
+def test_a_command_whisper_would_not_end_with_is_not_taken() -> None:
+    # "Keep going, you're really near." (talk that starts with a command): Whisper made to write
+    # "Keep going." would go on writing, so it scores minus infinity, and nothing is taken however
+    # unlikely the rest are.
+    prologue = game_module("prologue").sentences()
+    whisper = Given(["Keep going, you're really near."], {"Keep going, you're really near.": -4.0,
+                                                        "Keep going.": float("-inf")})
+    opinion = SecondOpinion(whisper, Spotter(prologue))  # type: ignore[arg-type]
+    e = Ear(TextRecognizer(), prologue, second=opinion)
+    assert isinstance(hear(e, ""), NotRecognized)
+    assert "Keep going." in whisper.scored
