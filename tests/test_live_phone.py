@@ -47,7 +47,7 @@ class Browser:
     def join(self, pin: str, color: str) -> dict[str, Any]:
         request = urllib.request.Request(self.url + "/api/join", json.dumps({"pin": pin, "color": color}).encode(),
                                          {"Content-Type": "application/json"})
-        for _ in range(100):  # the live loop starts the server after the first words
+        for _ in range(100):  # the server may be starting still
             try:
                 with self.opener.open(request, timeout=10) as response:
                     answer: dict[str, Any] = json.load(response)
@@ -92,7 +92,7 @@ def test_a_second_phone_for_red_is_told_to_the_table_and_given_red_by_voice(tmp_
     from tests.test_live_e2e import find_in, phones, utterances
 
     ensure_audio()
-    with socket.socket() as free:  # the address is said before the server starts: a port of its own
+    with socket.socket() as free:  # a free port named in the config (port 0 is tested in test_phone_address)
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
     config = tmp_path / "config.yaml"

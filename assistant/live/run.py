@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from assistant.box import Box, Games, Power, greet, phone_handed_over_said, phone_waiting_said
 from assistant.config import Config
@@ -130,11 +130,7 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
     phone = phone_keypad(keypad)
 
     def announce_phone() -> str | None:
-        if phone is None:
-            return None
-        said = phone.spoken_announcement()  # first: a game just started has a new PIN
-        phone.show()  # the address and a QR code on the terminal, for whoever has one
-        return said
+        return None if phone is None else phone_announced(phone)
 
     def switched(name: str | None) -> None:
         prepare(name)
@@ -186,6 +182,18 @@ def phone_keypad(keypad: Keypad | None) -> PhoneKeypad | None:
     from assistant.phone import PhoneKeypad
 
     return next((k for k in members(keypad) if isinstance(k, PhoneKeypad)), None)
+
+
+def phone_announced(phone: PhoneKeypad, out: TextIO | None = None) -> str:
+    """What BSat1 says of the phone keypad (its address and PIN), also shown on the terminal
+    (``out``) with a QR code. The keypad serves before its address is read: with ``phone.port: 0``
+    the port is the one the system gave it (a keypad only tried by ``working`` has none). The
+    live loop's start, later, hands it the presses: none is taken while BSat1 speaks."""
+    if not phone.serving:
+        phone.start(lambda button: None)
+    said = phone.spoken_announcement()  # first: a game just started has a new PIN
+    phone.show(out)
+    return said
 
 
 def hand_over_said(phone: PhoneKeypad, color: str) -> str:

@@ -145,6 +145,11 @@ class PhoneKeypad:
         return self.door.pin
 
     @property
+    def serving(self) -> bool:
+        """Started and not stopped: phones can reach it at ``url``."""
+        return self._thread is not None
+
+    @property
     def url(self) -> str:
         host = self.host or self._announced_host()
         port = self.port if self.port is not None else self.settings.port
@@ -252,6 +257,7 @@ class PhoneKeypad:
         if thread is not None:
             thread.join(timeout=10)
         self._thread = None
+        self.port = None  # not bound any more: a start again may be given another (phone.port 0)
 
     def _bind_host(self) -> str:
         bind = self.settings.bind
