@@ -286,14 +286,9 @@ class Spotter:
 
     def _spot(self, words: list[str], allowed: list[str]) -> Spot:
         job = _Job(self, words)
-        best: list[_Found] = []
-        for name in allowed:
-            found = job.best(name, None)
-            if found is not None:
-                best.append(found)
+        best = self._per_intent(job, allowed)
         if not best:
             return Spot(None, reason="no allowed sentence near")
-        best.sort(key=lambda b: b.distance)
         top = best[0]
         rivals = best[1:]
         for slot, value in sorted(top.command.slots.items()):
@@ -321,9 +316,8 @@ class Spotter:
         if not words:
             return []
         job = _Job(self, words)
-        found = [f for f in (job.best(n) for n in self.sentences.intents if intents is None or n in set(intents))
-                 if f is not None]
-        found.sort(key=lambda f: f.distance)
+        allowed = set(intents) if intents is not None else None
+        found = self._per_intent(job, [n for n in self.sentences.intents if allowed is None or n in allowed])
         for top in found[:count]:
             for slot, value in sorted(top.command.slots.items()):
                 rival = job.best(top.command.intent, (slot, value))
@@ -337,6 +331,13 @@ class Spotter:
             if len(out) == count:
                 break
         return out
+
+    @staticmethod
+    def _per_intent(job: _Job, intents: Iterable[str]) -> list[_Found]:
+        """Each intent's nearest sentence, nearest first."""
+        found = [f for f in (job.best(name) for name in intents) if f is not None]
+        found.sort(key=lambda f: f.distance)
+        return found
 
     def distance(self, text: str, command: Command) -> float:
         """How far ``command``'s nearest sentence is from what was written (inf: not at all)."""

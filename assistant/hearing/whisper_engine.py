@@ -270,21 +270,21 @@ class WhisperTranscriber:
             if not ids:
                 out.append(-math.inf)
                 continue
-            written = self.model.align(encoded, start, [ids], [frames])[0].text_token_probs
-            probs = np.asarray(written, dtype=np.float64)
-            total = float(np.log(np.maximum(probs, 1e-12)).sum())
-            if not ending:
-                out.append(total)
-                continue
-            # the candidate as a forced prefix, one token more: its log probability when that
-            # token is the end (the returned sequence is then the prefix alone)
-            after = self.model.generate(encoded, [start + ids], beam_size=1, max_length=len(start) + len(ids) + 1,
-                                        return_scores=True, length_penalty=0.0, suppress_blank=False,
-                                        suppress_tokens=self._suppress)[0]
-            if list(after.sequences_ids[0]) != ids:
-                out.append(-math.inf)
-                continue
-            out.append(total + float(after.scores[0]))
+            end = 0.0
+            if ending:
+                # the text as a forced prefix, one token more: its log probability when that token
+                # is the end (the returned sequence is then the prefix alone); else Whisper goes on
+                after = self.model.generate(encoded, [start + ids], beam_size=1,
+                                            max_length=len(start) + len(ids) + 1, return_scores=True,
+                                            length_penalty=0.0, suppress_blank=False,
+                                            suppress_tokens=self._suppress)[0]
+                if list(after.sequences_ids[0]) != ids:
+                    out.append(-math.inf)
+                    continue  # no need to weigh its tokens
+                end = float(after.scores[0])
+            probs = np.asarray(self.model.align(encoded, start, [ids], [frames])[0].text_token_probs,
+                               dtype=np.float64)
+            out.append(float(np.log(np.maximum(probs, 1e-12)).sum()) + end)
         return out
 
 
