@@ -4,7 +4,9 @@
 
 Starts `assistant play GAME` (the recognizer given; ``auto`` is the hybrid listener when
 Whisper is installed), speaks a sign-on and a move into the virtual microphone (the Piper
-voice), and reads the process's peak resident memory (VmHWM in /proc) while the game runs.
+voice), and reads the peak resident memory (VmHWM in /proc) of the assistant and of the
+processes it started (the microphone's own process) while the game runs. The figure is
+their sum: at most what they held at once, and at least their shared pages counted twice.
 """
 
 from __future__ import annotations
@@ -34,7 +36,28 @@ def peak_kib(pid: int) -> int:
     raise RuntimeError("no VmHWM")
 
 
-def measure(recognizer: str, game: str) -> tuple[int, list[str]]:
+def children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def peaks(pid: int, seen: dict[int, int]) -> dict[int, int]:
+    """The peak of ``pid`` and of each child it has now, kept in ``seen`` (a child that ended
+    keeps the peak last read)."""
+    for one in [pid, *children(pid)]:
+        try:
+            seen[one] = max(seen.get(one, 0), peak_kib(one))
+        except (OSError, RuntimeError):
+            continue
+    return seen
+
+
+def measure(recognizer: str, game: str) -> tuple[int, dict[int, int], list[str]]:
     ensure_audio()
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "config.yaml"
@@ -49,7 +72,7 @@ def measure(recognizer: str, game: str) -> tuple[int, list[str]]:
                                     stderr=errors, text=True,
                                     env={**os.environ, "ASSISTANT_STATE_DIR": str(Path(tmp) / "state")})
             out = Lines(proc.stdout)
-            peak = 0
+            seen: dict[int, int] = {}
             try:
                 try:
                     out.wait_for("BSAT1: Enter skill.", timeout=120)
@@ -64,15 +87,15 @@ def measure(recognizer: str, game: str) -> tuple[int, list[str]]:
                     deadline = time.monotonic() + 15
                     while time.monotonic() < deadline and not any(
                             line.startswith(answer) for line in out.lines[seen:]):
-                        peak = max(peak, peak_kib(proc.pid))
+                        peaks(proc.pid, seen)
                         time.sleep(0.1)
                     time.sleep(4.0)
-                peak = max(peak, peak_kib(proc.pid))
+                peaks(proc.pid, seen)
             finally:
                 proc.terminate()
                 proc.wait(timeout=20)
                 feeder.stop.set()
-            return peak, out.lines
+            return proc.pid, seen, out.lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,8 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recognizer", default="auto")
     parser.add_argument("--game", default="omega-virus")
     args = parser.parse_args(argv)
-    peak, lines = measure(args.recognizer, args.game)
-    print(f"assistant play {args.game} (recognizer: {args.recognizer}): peak resident memory {peak / 1024:.0f} MB")
+    main_pid, seen, lines = measure(args.recognizer, args.game)
+    others = " + ".join(f"{kib / 1024:.0f}" for pid, kib in seen.items() if pid != main_pid)
+    print(f"assistant play {args.game} (recognizer: {args.recognizer}): peak resident memory "
+          f"{sum(seen.values()) / 1024:.0f} MB ({seen[main_pid] / 1024:.0f} MB the assistant"
+          f"{' + ' + others + ' MB its microphone process' if others else ''})")
     print(f"  ({len(lines)} lines said; last: {lines[-1] if lines else '-'})")
     return 0
 

@@ -1,69 +1,47 @@
-"""The microphone: a sounddevice input stream whose callback feeds a queue of 16 kHz blocks.
+"""The microphone: 16 kHz blocks from the input device, captured in a process of its own.
 
 The device is chosen by a name substring (Pi cards are numbered differently from model to
 model) and opened at a rate it supports: 16 kHz when it can, else 48 or 44.1 kHz or its
 default, resampled here. Blocks are small (0.1 s by default) so the end of speech is
 noticed quickly. Each block carries the time it was captured, so the loop can drop what
 was heard while the assistant spoke.
+
+The stream itself runs in ``assistant.live.mic_worker``, a child process: a stream whose
+sound server died can hang PortAudio for ever (see there), and a process can always be
+killed. What the child prints (PortAudio's complaints about a dead device come by the
+hundred thousand) reaches stderr only in part: its first lines, then how many more.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import queue
-import time
+import select
+import subprocess
+import sys
+import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO
 
 import numpy as np
 import numpy.typing as npt
 
 from assistant.hearing.audio import as_int16
+from assistant.live.mic_worker import (
+    FRAME,
+    RATE,
+    MicrophoneError,
+    find_input,
+    input_devices,
+)
 
-RATE = 16000
-TRY_RATES = (16000, 48000, 44100, 32000, 22050)
+__all__ = ["RATE", "Block", "Microphone", "MicrophoneError", "StreamResampler", "find_input", "input_devices"]
 
-
-class MicrophoneError(RuntimeError):
-    """The microphone cannot be used; the message says what to do."""
-
-
-def import_sounddevice() -> Any:
-    try:
-        import sounddevice
-    except OSError as error:  # PortAudio missing
-        raise MicrophoneError("Sound needs the PortAudio library: sudo apt-get install libportaudio2") from error
-    return sounddevice
-
-
-def input_devices() -> list[tuple[int, str, int]]:
-    """(index, name, default rate) of every device with input channels."""
-    sd = import_sounddevice()
-    found = []
-    for index, device in enumerate(sd.query_devices()):
-        if device["max_input_channels"] > 0:
-            found.append((index, str(device["name"]), int(device["default_samplerate"])))
-    return found
-
-
-def find_input(query: str) -> tuple[int | None, str]:
-    """The device whose name contains ``query`` (empty: the default input)."""
-    devices = input_devices()
-    if not devices:
-        raise MicrophoneError("No microphone found. Plug one in (a USB microphone works) and try again.")
-    if not query:
-        sd = import_sounddevice()
-        default = sd.default.device[0]
-        for index, name, _ in devices:
-            if index == default:
-                return index, name
-        return None, devices[0][1]
-    for index, name, _ in devices:
-        if query.lower() in name.lower():
-            return index, name
-    names = ", ".join(name for _, name, _ in devices)
-    raise MicrophoneError(f"No microphone named like {query!r}. Found: {names}. "
-                          "Set live.input_device in config.yaml to part of one of these names.")
+#: How many of the microphone processes' stderr lines are passed on, from the last time one
+#: worked: a device that stays away is retried every few seconds, and each try's complaints
+#: are the same.
+STDERR_LINES = 12
 
 
 class StreamResampler:
@@ -111,46 +89,111 @@ class Microphone:
 
     device: str = ""
     block_seconds: float = 0.1
-    stream: Any = None
     device_name: str = ""
     rate: int = RATE
     blocks: queue.Queue[Block] = field(default_factory=queue.Queue)
-    status_errors: int = 0
+    #: the child gives up on a device that sent nothing for this long (the loop then reopens)
+    stall_seconds: float = 2.0
+    open_timeout: float = 15.0
+    stderr: IO[str] = field(default_factory=lambda: sys.stderr)
+    #: the microphone process's command (tests give another)
+    command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "assistant.live.mic_worker"])
+    _told: int = 0       # stderr lines passed on since the microphone last worked
+    _untold: int = 0     # and those left out
+    _process: subprocess.Popen[bytes] | None = None
+    _threads: list[threading.Thread] = field(default_factory=list)
     _resampler: StreamResampler | None = None
     _carry: npt.NDArray[np.int16] = field(default_factory=lambda: np.zeros(0, dtype=np.int16))
 
     def open(self) -> None:
-        sd = import_sounddevice()
-        index, name = find_input(self.device)
-        last_error: Exception | None = None
-        for rate in TRY_RATES:
-            try:
-                sd.check_input_settings(device=index, samplerate=rate, channels=1, dtype="int16")
-                stream = sd.RawInputStream(device=index, samplerate=rate, channels=1, dtype="int16",
-                                           blocksize=int(rate * self.block_seconds), callback=self._callback)
-                stream.start()
-            except Exception as error:  # PortAudioError has no stable type across versions
-                last_error = error
-                continue
-            self.stream, self.device_name, self.rate = stream, name, rate
-            self._resampler = StreamResampler(rate)
-            return
-        raise MicrophoneError(f"The microphone {name!r} would not open ({last_error}). It may be unplugged, "
-                              "or in use by another program; plug it in, close that program, or choose another "
-                              "device.")
+        self.close()
+        process = subprocess.Popen(
+            [*self.command, "--device", self.device, "--block-seconds", str(self.block_seconds),
+             "--stall-seconds", str(self.stall_seconds)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert process.stdout is not None and process.stderr is not None
+        self._process = process
+        relay = threading.Thread(target=self._relay_stderr, args=(process.stderr,), name="microphone-stderr",
+                                 daemon=True)
+        relay.start()
+        self._threads = [relay]
+        header = self._header(process)
+        if "error" in header:
+            self.close()
+            raise MicrophoneError(str(header["error"]))
+        self.device_name, self.rate = str(header["name"]), int(str(header["rate"]))
+        self._told = self._untold = 0
+        self._resampler = StreamResampler(self.rate)
+        self._carry = np.zeros(0, dtype=np.int16)
+        reader = threading.Thread(target=self._read_frames, args=(process.stdout,), name="microphone",
+                                  daemon=True)
+        reader.start()
+        self._threads.append(reader)
 
-    def _callback(self, data: Any, frames: int, time_info: Any, status: Any) -> None:
-        if status:
-            self.status_errors += 1
-        samples = np.frombuffer(bytes(data), dtype=np.int16)
+    def _header(self, process: subprocess.Popen[bytes]) -> dict[str, object]:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], self.open_timeout)
+        line = process.stdout.readline() if ready else b""
+        try:
+            header = json.loads(line)
+            if isinstance(header, dict) and ("error" in header or "rate" in header):
+                return header
+        except ValueError:
+            pass
+        self.close()
+        why = "it took too long" if not ready else f"it ended with code {process.poll()}"
+        raise MicrophoneError(f"The microphone could not be started ({why}). Check that the sound system "
+                              "works (python -m assistant doctor), then try again.")
+
+    def _relay_stderr(self, stream: IO[bytes]) -> None:
+        """Pass on the child's lines while fewer than STDERR_LINES were since the microphone last
+        worked, then say how many more there were (read in big pieces: a dead device can make
+        PortAudio print without end until the child is gone)."""
+        more = 0
+        pending = b""
+        while True:
+            chunk = stream.read1(65536)  # type: ignore[attr-defined]
+            if not chunk:
+                break
+            if self._told >= STDERR_LINES:
+                more += chunk.count(b"\n")
+                continue
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                if self._told < STDERR_LINES:
+                    self._tell(line.decode("utf-8", "replace"))
+                    self._told += 1
+                else:
+                    more += 1
+        if more and self._untold == 0:  # said once; its like is said again after the next success
+            self._tell(f"microphone: {more} more lines from the sound library, not shown")
+        self._untold += more
+
+    def _tell(self, line: str) -> None:
+        try:
+            print(line, file=self.stderr, flush=True)
+        except (OSError, ValueError):
+            pass
+
+    def _read_frames(self, stream: IO[bytes]) -> None:
+        while True:
+            head = stream.read(FRAME.size)
+            if len(head) < FRAME.size:
+                return  # the child ended
+            captured_at, size = FRAME.unpack(head)
+            data = stream.read(size)
+            if len(data) < size:
+                return
+            self._take(np.frombuffer(data, dtype=np.int16), captured_at)
+
+    def _take(self, samples: npt.NDArray[np.int16], captured_at: float) -> None:
         if self._resampler is not None and self.rate != RATE:
-            out = self._resampler.process(samples.astype(np.float64))
-            samples = as_int16(out)
+            samples = as_int16(self._resampler.process(samples.astype(np.float64)))
         joined = np.concatenate([self._carry, samples])
         step = int(RATE * self.block_seconds)
-        now = time.monotonic()
         while len(joined) >= step:
-            self.blocks.put(Block(joined[:step].tobytes(), now))
+            self.blocks.put(Block(joined[:step].tobytes(), captured_at))
             joined = joined[step:]
         self._carry = joined
 
@@ -161,7 +204,9 @@ class Microphone:
             return None
 
     def alive(self) -> bool:
-        return self.stream is not None and bool(getattr(self.stream, "active", False))
+        """Whether the stream is running: its process is, and sends audio."""
+        return (self._process is not None and self._process.poll() is None
+                and len(self._threads) == 2 and self._threads[1].is_alive())
 
     def drain(self) -> None:
         while True:
@@ -171,10 +216,16 @@ class Microphone:
                 return
 
     def close(self) -> None:
-        if self.stream is not None:
-            try:
-                self.stream.stop()
-                self.stream.close()
-            except Exception:  # noqa: BLE001 - a device that vanished cannot be closed cleanly
-                pass
-            self.stream = None
+        """Stop the stream: its process is killed (it has nothing to tidy up)."""
+        process, self._process = self._process, None
+        if process is not None:
+            process.kill()
+            process.wait()
+        for thread in self._threads:  # they end at the pipes' end, now the process is gone
+            if thread is not threading.current_thread():
+                thread.join(timeout=2)
+        self._threads = []
+        if process is not None:
+            for pipe in (process.stdin, process.stdout, process.stderr):
+                if pipe is not None:
+                    pipe.close()
