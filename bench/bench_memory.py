@@ -5,8 +5,9 @@
 Starts `assistant play GAME` (the recognizer given; ``auto`` is the hybrid listener when
 Whisper is installed), speaks a sign-on and a move into the virtual microphone (the Piper
 voice), and reads the peak resident memory (VmHWM in /proc) of the assistant and of the
-processes it started (the microphone's own process) while the game runs. The figure is
-their sum: at most what they held at once, and at least their shared pages counted twice.
+processes it started (the microphone's own process) while the game runs: the sum of their
+peaks (VmHWM; shared libraries counted in each), and the highest sum of their Pss seen
+(shared pages split between them).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -46,18 +48,35 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def peaks(pid: int, seen: dict[int, int]) -> dict[int, int]:
-    """The peak of ``pid`` and of each child it has now, kept in ``seen`` (a child that ended
-    keeps the peak last read)."""
-    for one in [pid, *children(pid)]:
-        try:
-            seen[one] = max(seen.get(one, 0), peak_kib(one))
-        except (OSError, RuntimeError):
-            continue
-    return seen
+def pss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1])
+    raise RuntimeError("no Pss")
 
 
-def measure(recognizer: str, game: str) -> tuple[int, dict[int, int], list[str]]:
+@dataclass
+class Peaks:
+    """Peak resident memory of each process (VmHWM, the kernel's own peak), and the highest
+    sum of their proportional set sizes seen (Pss: shared pages split between the processes
+    that share them, so nothing counts twice; read each time this is asked, so a peak
+    between two readings can be missed)."""
+
+    rss: dict[int, int] = field(default_factory=dict)
+    pss: int = 0
+
+    def read(self, pid: int) -> None:
+        total = 0
+        for one in [pid, *children(pid)]:
+            try:
+                self.rss[one] = max(self.rss.get(one, 0), peak_kib(one))
+                total += pss_kib(one)
+            except (OSError, RuntimeError):
+                continue
+        self.pss = max(self.pss, total)
+
+
+def measure(recognizer: str, game: str) -> tuple[int, Peaks, list[str]]:
     ensure_audio()
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "config.yaml"
@@ -72,7 +91,7 @@ def measure(recognizer: str, game: str) -> tuple[int, dict[int, int], list[str]]
                                     stderr=errors, text=True,
                                     env={**os.environ, "ASSISTANT_STATE_DIR": str(Path(tmp) / "state")})
             out = Lines(proc.stdout)
-            seen: dict[int, int] = {}
+            held = Peaks()
             try:
                 try:
                     out.wait_for("BSAT1: Enter skill.", timeout=120)
@@ -87,15 +106,15 @@ def measure(recognizer: str, game: str) -> tuple[int, dict[int, int], list[str]]
                     deadline = time.monotonic() + 15
                     while time.monotonic() < deadline and not any(
                             line.startswith(answer) for line in out.lines[seen:]):
-                        peaks(proc.pid, seen)
+                        held.read(proc.pid)
                         time.sleep(0.1)
                     time.sleep(4.0)
-                peaks(proc.pid, seen)
+                held.read(proc.pid)
             finally:
                 proc.terminate()
                 proc.wait(timeout=20)
                 feeder.stop.set()
-            return proc.pid, seen, out.lines
+            return proc.pid, held, out.lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,11 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recognizer", default="auto")
     parser.add_argument("--game", default="omega-virus")
     args = parser.parse_args(argv)
-    main_pid, seen, lines = measure(args.recognizer, args.game)
+    main_pid, held, lines = measure(args.recognizer, args.game)
+    seen = held.rss
     others = " + ".join(f"{kib / 1024:.0f}" for pid, kib in seen.items() if pid != main_pid)
     print(f"assistant play {args.game} (recognizer: {args.recognizer}): peak resident memory "
           f"{sum(seen.values()) / 1024:.0f} MB ({seen[main_pid] / 1024:.0f} MB the assistant"
-          f"{' + ' + others + ' MB its microphone process' if others else ''})")
+          f"{' + ' + others + ' MB its microphone process' if others else ''}); highest Pss seen, "
+          f"shared pages counted once: {held.pss / 1024:.0f} MB")
     print(f"  ({len(lines)} lines said; last: {lines[-1] if lines else '-'})")
     return 0
 
