@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -39,12 +39,18 @@ def peak_kib(pid: int) -> int:
 
 
 def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` now (read from every /proc/N/stat)."""
     found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            found += [int(child) for child in (task / "children").read_text().split()]
-        except OSError:
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
             continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # ended meanwhile
+        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": state, ppid, ...
+        if int(fields[1]) == pid:
+            found.append(int(entry.name))
     return found
 
 
@@ -57,23 +63,31 @@ def pss_kib(pid: int) -> int:
 
 @dataclass
 class Peaks:
-    """Peak resident memory of each process (VmHWM, the kernel's own peak), and the highest
-    sum of their proportional set sizes seen (Pss: shared pages split between the processes
-    that share them, so nothing counts twice; read each time this is asked, so a peak
-    between two readings can be missed)."""
+    """Memory of the assistant and the processes it has running, read now and then: the
+    highest sum of their peaks (VmHWM, the kernel's own peak of each; shared libraries
+    counted in each), the parts of that sum, and the highest sum of their proportional set
+    sizes (Pss: shared pages split between the processes that share them; read each time,
+    so a peak between two readings can be missed). Only processes running at a reading
+    count in it: a microphone process that was replaced is not added to its successor."""
 
-    rss: dict[int, int] = field(default_factory=dict)
+    rss: int = 0
+    parts: tuple[int, ...] = ()
     pss: int = 0
+    children_seen: int = 0
 
     def read(self, pid: int) -> None:
-        total = 0
+        rss: list[int] = []
+        pss = 0
         for one in [pid, *children(pid)]:
             try:
-                self.rss[one] = max(self.rss.get(one, 0), peak_kib(one))
-                total += pss_kib(one)
+                rss.append(peak_kib(one))
+                pss += pss_kib(one)
             except (OSError, RuntimeError):
-                continue
-        self.pss = max(self.pss, total)
+                continue  # ended meanwhile
+        self.children_seen = max(self.children_seen, len(rss) - 1)
+        if sum(rss) > self.rss:
+            self.rss, self.parts = sum(rss), tuple(rss)
+        self.pss = max(self.pss, pss)
 
 
 def measure(recognizer: str, game: str) -> tuple[int, Peaks, list[str]]:
@@ -122,13 +136,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recognizer", default="auto")
     parser.add_argument("--game", default="omega-virus")
     args = parser.parse_args(argv)
-    main_pid, held, lines = measure(args.recognizer, args.game)
-    seen = held.rss
-    others = " + ".join(f"{kib / 1024:.0f}" for pid, kib in seen.items() if pid != main_pid)
+    _, held, lines = measure(args.recognizer, args.game)
+    if held.children_seen == 0:
+        print("no microphone process was seen: the figure would leave it out", file=sys.stderr)
+        return 1
+    parts = " + ".join(f"{kib / 1024:.0f}" for kib in held.parts)
     print(f"assistant play {args.game} (recognizer: {args.recognizer}): peak resident memory "
-          f"{sum(seen.values()) / 1024:.0f} MB ({seen[main_pid] / 1024:.0f} MB the assistant"
-          f"{' + ' + others + ' MB its microphone process' if others else ''}); highest Pss seen, "
-          f"shared pages counted once: {held.pss / 1024:.0f} MB")
+          f"{held.rss / 1024:.0f} MB ({parts} MB: the assistant, then its microphone process); highest Pss "
+          f"seen, shared pages counted once: {held.pss / 1024:.0f} MB")
     print(f"  ({len(lines)} lines said; last: {lines[-1] if lines else '-'})")
     return 0
 

@@ -8,7 +8,6 @@ no device does on demand (printing without end, never answering).
 from __future__ import annotations
 
 import io
-import os
 import subprocess
 import sys
 import textwrap
@@ -25,11 +24,15 @@ AUDIO = pytest.mark.audio
 
 
 def _gone(pid: int, seconds: float) -> bool:
+    """Whether process ``pid`` ended within ``seconds`` (an orphan that ended stays a zombie
+    until init reaps it: ended all the same)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return True
+        if stat[stat.rindex(")") + 2] in "ZX":
             return True
         time.sleep(0.05)
     return False
@@ -69,7 +72,7 @@ def test_the_microphone_process_ends_with_the_assistant(tmp_path: Path) -> None:
     script = textwrap.dedent("""
         import sys, time
         from assistant.live.microphone import Microphone
-        mic = Microphone("", 0.1)
+        mic = Microphone("", 0.1, stall_seconds=60)  # nothing is fed: only the parent's end may end it
         mic.open()
         print(mic._process.pid, flush=True)
         time.sleep(60)
@@ -83,7 +86,7 @@ def test_the_microphone_process_ends_with_the_assistant(tmp_path: Path) -> None:
             assert not _gone(child, 0.5)
             parent.kill()
             parent.wait(timeout=10)
-            assert _gone(child, 5), "the microphone process was left running"
+            assert _gone(child, 1.5), "the microphone process was left running"
         finally:
             if parent.poll() is None:
                 parent.kill()
@@ -108,14 +111,18 @@ def _stand_in(tmp_path: Path, body: str) -> list[str]:
 def test_a_child_that_prints_without_end_is_told_in_a_few_lines_and_killed(tmp_path: Path) -> None:
     """As PortAudio does on a dead sound server: an error line per turn, no audio, for ever."""
     command = _stand_in(tmp_path, """
-        import json, sys
-        sys.stdout.write(json.dumps({"name": "stand-in", "rate": 16000}) + "\\n"); sys.stdout.flush()
+        import json, struct, sys, time
+        out = sys.stdout.buffer
+        out.write((json.dumps({"name": "stand-in", "rate": 16000}) + "\\n").encode())
+        out.write(struct.pack("<dI", time.monotonic(), 3200) + bytes(3200)); out.flush()  # it worked
+        time.sleep(0.3)
         while True:
             sys.stderr.write("Expression 'self->capture.ready || self->playback.ready' failed\\n")
     """)
     said = io.StringIO()
     mic = Microphone("", 0.1, stderr=said, command=command)
     mic.open()
+    assert mic.read(timeout=5) is not None
     time.sleep(1.0)
     assert mic.read(timeout=0.1) is None
     started = time.monotonic()
@@ -137,7 +144,7 @@ def test_a_child_that_prints_without_end_is_told_in_a_few_lines_and_killed(tmp_p
     assert len(said.getvalue().splitlines()) == len(lines)
     mic.command = command
     mic.open()
-    time.sleep(0.5)
+    time.sleep(1.0)
     mic.close()
     assert len(said.getvalue().splitlines()) == 2 * len(lines)
 
@@ -172,3 +179,30 @@ def test_a_child_that_ends_is_no_longer_alive(tmp_path: Path) -> None:
         assert time.monotonic() < deadline
         time.sleep(0.05)
     mic.close()
+
+
+def test_a_microphone_process_that_cannot_start_is_a_microphone_problem(tmp_path: Path) -> None:
+    """The loop says "the game waits" for a MicrophoneError; anything else would end the game."""
+    mic = Microphone("", 0.1, stderr=io.StringIO(), command=[str(tmp_path / "no-such-program")])
+    with pytest.raises(MicrophoneError, match="could not be started.*start.sh"):
+        mic.open()
+    assert mic._process is None and not mic.alive()
+
+
+def test_a_garbled_frame_ends_the_stream_instead_of_reading_gigabytes(tmp_path: Path) -> None:
+    command = _stand_in(tmp_path, """
+        import json, struct, sys, time
+        out = sys.stdout.buffer
+        out.write((json.dumps({"name": "stand-in", "rate": 16000}) + "\\n").encode())
+        out.write(struct.pack("<dI", time.monotonic(), 4_000_000_000)); out.flush()
+        time.sleep(60)
+    """)
+    said = io.StringIO()
+    mic = Microphone("", 0.1, stderr=said, command=command)
+    mic.open()
+    deadline = time.monotonic() + 5
+    while mic.alive():
+        assert time.monotonic() < deadline, "a garbled frame was waited on"
+        time.sleep(0.05)
+    mic.close()
+    assert "sent a frame of 4000000000 bytes" in said.getvalue()

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import queue
+import signal
 import struct
 import sys
 import threading
@@ -102,21 +103,35 @@ def open_stream(query: str, block_seconds: float,
                           "device.")
 
 
-def _write(out: Any, data: bytes) -> None:
-    try:
-        out.write(data)
-        out.flush()
-    except (BrokenPipeError, ValueError):  # the parent is gone
-        os._exit(0)
+def _write(data: bytes) -> None:
+    """All of ``data`` to stdout (a write to a pipe may take only part of it)."""
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(1, view)
+        except InterruptedError:
+            continue
+        except OSError:  # the parent is gone
+            os._exit(0)
+        view = view[written:]
 
 
 def main(argv: list[str] | None = None) -> None:
+    # Ctrl-C in the assistant's terminal reaches this process too: the assistant decides.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _run(argv)
+    except BaseException as error:  # noqa: BLE001 - never a normal exit: it would close the stream
+        print(f"microphone process: {error!r}", file=sys.stderr, flush=True)
+    os._exit(1)
+
+
+def _run(argv: list[str] | None) -> None:
     parser = argparse.ArgumentParser(prog="python -m assistant.live.mic_worker")
     parser.add_argument("--device", default="")
     parser.add_argument("--block-seconds", type=float, default=0.1)
     parser.add_argument("--stall-seconds", type=float, default=2.0)
     args = parser.parse_args(argv)
-    out = sys.stdout.buffer
     captured: queue.Queue[tuple[float, bytes]] = queue.Queue()
 
     def callback(data: Any, frames: int, time_info: Any, status: Any) -> None:
@@ -130,9 +145,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _, name, rate = open_stream(args.device, args.block_seconds, callback)
     except MicrophoneError as error:
-        _write(out, (json.dumps({"error": str(error)}) + "\n").encode())
+        _write((json.dumps({"error": str(error)}) + "\n").encode())
         os._exit(EXIT_NOT_OPENED)
-    _write(out, (json.dumps({"name": name, "rate": rate}) + "\n").encode())
+    _write((json.dumps({"name": name, "rate": rate}) + "\n").encode())
     while True:
         try:
             at, data = captured.get(timeout=args.stall_seconds)
@@ -140,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"the microphone {name!r} gave no sound for {args.stall_seconds:g} s", file=sys.stderr,
                   flush=True)
             os._exit(EXIT_STALLED)  # never closing the stream: closing can hang on a dead device
-        _write(out, FRAME.pack(at, len(data)) + data)
+        _write(FRAME.pack(at, len(data)) + data)
 
 
 if __name__ == "__main__":

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import queue
 import select
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -98,42 +100,67 @@ class Microphone:
     stderr: IO[str] = field(default_factory=lambda: sys.stderr)
     #: the microphone process's command (tests give another)
     command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "assistant.live.mic_worker"])
-    _told: int = 0       # stderr lines passed on since the microphone last worked
+    _told: int = 0       # stderr lines passed on since the microphone last worked (relay thread only)
     _untold: int = 0     # and those left out
     _process: subprocess.Popen[bytes] | None = None
     _threads: list[threading.Thread] = field(default_factory=list)
+    _unreaped: list[subprocess.Popen[bytes]] = field(default_factory=list)
     _resampler: StreamResampler | None = None
     _carry: npt.NDArray[np.int16] = field(default_factory=lambda: np.zeros(0, dtype=np.int16))
 
     def open(self) -> None:
         self.close()
-        process = subprocess.Popen(
-            [*self.command, "--device", self.device, "--block-seconds", str(self.block_seconds),
-             "--stall-seconds", str(self.stall_seconds)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert process.stdout is not None and process.stderr is not None
-        self._process = process
-        relay = threading.Thread(target=self._relay_stderr, args=(process.stderr,), name="microphone-stderr",
-                                 daemon=True)
-        relay.start()
-        self._threads = [relay]
+        self._unreaped = [p for p in self._unreaped if p.poll() is None]
+        heard = threading.Event()  # set at the first audio: the microphone works
+        try:
+            process = subprocess.Popen(
+                [*self.command, "--device", self.device, "--block-seconds", str(self.block_seconds),
+                 "--stall-seconds", str(self.stall_seconds)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            assert process.stdout is not None and process.stderr is not None
+            self._process = process
+            relay = threading.Thread(target=self._relay_stderr, args=(process.stderr, heard),
+                                     name="microphone-stderr", daemon=True)
+            relay.start()
+            self._threads = [relay]
+        except (OSError, RuntimeError) as error:  # no such program, or no process or thread to be had
+            self.close()
+            raise MicrophoneError(f"The microphone's process could not be started ({error}). Check the "
+                                  "installation (run ./start.sh again), then try again.") from error
         header = self._header(process)
         if "error" in header:
             self.close()
             raise MicrophoneError(str(header["error"]))
         self.device_name, self.rate = str(header["name"]), int(str(header["rate"]))
-        self._told = self._untold = 0
         self._resampler = StreamResampler(self.rate)
         self._carry = np.zeros(0, dtype=np.int16)
-        reader = threading.Thread(target=self._read_frames, args=(process.stdout,), name="microphone",
+        reader = threading.Thread(target=self._read_frames, args=(process.stdout, heard), name="microphone",
                                   daemon=True)
-        reader.start()
+        try:
+            reader.start()
+        except RuntimeError as error:
+            self.close()
+            raise MicrophoneError(f"The microphone could not be read ({error}); the game waits.") from error
         self._threads.append(reader)
 
     def _header(self, process: subprocess.Popen[bytes]) -> dict[str, object]:
+        """The child's first line, read within ``open_timeout`` (a byte at a time, so nothing after
+        it is taken from the buffered reader the frames are read with)."""
         assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], self.open_timeout)
-        line = process.stdout.readline() if ready else b""
+        fd = process.stdout.fileno()
+        line = b""
+        deadline = time.monotonic() + self.open_timeout
+        ended = False
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(0.0, left))
+            if not ready:
+                break
+            byte = os.read(fd, 1)
+            if not byte:
+                ended = True
+                break
+            line += byte
         try:
             header = json.loads(line)
             if isinstance(header, dict) and ("error" in header or "rate" in header):
@@ -141,31 +168,38 @@ class Microphone:
         except ValueError:
             pass
         self.close()
-        why = "it took too long" if not ready else f"it ended with code {process.poll()}"
+        why = f"it ended with code {process.poll()}" if ended else "it took too long"
         raise MicrophoneError(f"The microphone could not be started ({why}). Check that the sound system "
                               "works (python -m assistant doctor), then try again.")
 
-    def _relay_stderr(self, stream: IO[bytes]) -> None:
+    def _relay_stderr(self, stream: IO[bytes], heard: threading.Event) -> None:
         """Pass on the child's lines while fewer than STDERR_LINES were since the microphone last
-        worked, then say how many more there were (read in big pieces: a dead device can make
-        PortAudio print without end until the child is gone)."""
+        worked (gave audio), then say how many more there were (read in big pieces: a dead device
+        can make PortAudio print without end until the child is gone)."""
         more = 0
+        counted_from_start = True
         pending = b""
-        while True:
-            chunk = stream.read1(65536)  # type: ignore[attr-defined]
-            if not chunk:
-                break
-            if self._told >= STDERR_LINES:
-                more += chunk.count(b"\n")
-                continue
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                if self._told < STDERR_LINES:
-                    self._tell(line.decode("utf-8", "replace"))
-                    self._told += 1
-                else:
-                    more += 1
+        try:
+            while True:
+                chunk = stream.read1(65536)  # type: ignore[attr-defined]
+                if not chunk:
+                    break
+                if counted_from_start and heard.is_set():  # it works: its complaints are news again
+                    self._told = self._untold = more = 0
+                    counted_from_start = False
+                if self._told >= STDERR_LINES:
+                    more += chunk.count(b"\n")
+                    continue
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    if self._told < STDERR_LINES:
+                        self._tell(line.decode("utf-8", "replace"))
+                        self._told += 1
+                    else:
+                        more += 1
+        finally:
+            stream.close()
         if more and self._untold == 0:  # said once; its like is said again after the next success
             self._tell(f"microphone: {more} more lines from the sound library, not shown")
         self._untold += more
@@ -176,16 +210,24 @@ class Microphone:
         except (OSError, ValueError):
             pass
 
-    def _read_frames(self, stream: IO[bytes]) -> None:
-        while True:
-            head = stream.read(FRAME.size)
-            if len(head) < FRAME.size:
-                return  # the child ended
-            captured_at, size = FRAME.unpack(head)
-            data = stream.read(size)
-            if len(data) < size:
-                return
-            self._take(np.frombuffer(data, dtype=np.int16), captured_at)
+    def _read_frames(self, stream: IO[bytes], heard: threading.Event) -> None:
+        largest = 2 * max(self.rate, RATE)  # a second of audio; more is not a frame of ours
+        try:
+            while True:
+                head = stream.read(FRAME.size)
+                if len(head) < FRAME.size:
+                    return  # the child ended
+                captured_at, size = FRAME.unpack(head)
+                if size > largest or size % 2:
+                    self._tell(f"microphone: its process sent a frame of {size} bytes; starting it again")
+                    return
+                data = stream.read(size)
+                if len(data) < size:
+                    return
+                heard.set()
+                self._take(np.frombuffer(data, dtype=np.int16), captured_at)
+        finally:
+            stream.close()
 
     def _take(self, samples: npt.NDArray[np.int16], captured_at: float) -> None:
         if self._resampler is not None and self.rate != RATE:
@@ -216,16 +258,25 @@ class Microphone:
                 return
 
     def close(self) -> None:
-        """Stop the stream: its process is killed (it has nothing to tidy up)."""
+        """Stop the stream: its process is killed (it has nothing to tidy up). Never waits long: a
+        process stuck in the kernel (a USB driver) is left to be reaped at the next open."""
         process, self._process = self._process, None
         if process is not None:
             process.kill()
-            process.wait()
-        for thread in self._threads:  # they end at the pipes' end, now the process is gone
+            try:
+                process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self._unreaped.append(process)
+            if process.stdin is not None:
+                try:
+                    process.stdin.close()
+                except OSError:
+                    pass
+        for thread in self._threads:  # they end at their pipe's end, and close it
             if thread is not threading.current_thread():
                 thread.join(timeout=2)
-        self._threads = []
-        if process is not None:
-            for pipe in (process.stdin, process.stdout, process.stderr):
+        if process is not None and not any(thread.is_alive() for thread in self._threads):
+            for pipe in (process.stdout, process.stderr):  # one no thread read (an open that failed)
                 if pipe is not None:
                     pipe.close()
+        self._threads = []
