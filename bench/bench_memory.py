@@ -31,11 +31,12 @@ STEPS = [("skill zero", "BSAT1: Red, enter secret code."), ("code one two", "BSA
          ("skip", "VIRUS: "), ("how much time is left", "VIRUS: ")]
 
 
-def peak_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+def proc_kib(pid: int, file: str, key: str) -> int:
+    """A size in KiB from /proc/PID/FILE, on the line that starts ``key:``."""
+    for line in Path(f"/proc/{pid}/{file}").read_text().splitlines():
+        if line.startswith(f"{key}:"):
             return int(line.split()[1])
-    raise RuntimeError("no VmHWM")
+    raise RuntimeError(f"no {key} in /proc/{pid}/{file}")
 
 
 def children(pid: int) -> list[int]:
@@ -52,13 +53,6 @@ def children(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             found.append(int(entry.name))
     return found
-
-
-def pss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("Pss:"):
-            return int(line.split()[1])
-    raise RuntimeError("no Pss")
 
 
 @dataclass
@@ -80,8 +74,8 @@ class Peaks:
         pss = 0
         for one in [pid, *children(pid)]:
             try:
-                rss.append(peak_kib(one))
-                pss += pss_kib(one)
+                rss.append(proc_kib(one, "status", "VmHWM"))
+                pss += proc_kib(one, "smaps_rollup", "Pss")
             except (OSError, RuntimeError):
                 continue  # ended meanwhile
         self.children_seen = max(self.children_seen, len(rss) - 1)

@@ -34,7 +34,7 @@ RATE = 16000
 TRY_RATES = (16000, 48000, 44100, 32000, 22050)
 #: A frame's header: capture time (monotonic seconds), then the number of audio bytes after it.
 FRAME = struct.Struct("<dI")
-#: Exit codes the parent tells apart.
+#: Exit codes, for whoever reads a process listing or the parent's report ("it ended with code N").
 EXIT_STALLED = 3
 EXIT_NOT_OPENED = 4
 
