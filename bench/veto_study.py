@@ -1,19 +1,24 @@
-"""How the hybrid's two Whisper thresholds trade commands heard against table talk taken.
+"""How the hybrid's Whisper thresholds trade commands heard against table talk taken.
 
-    .venv/bin/python bench/veto_study.py --voices tuning --out /tmp/veto-tuning.jsonl
+    .venv/bin/python bench/veto_study.py --voices tuning --out /tmp/veto-tuning.jsonl [--bare]
+        [--conditions clean "white 20 dB" "white 10 dB" "babble 20 dB" "babble 10 dB" reverb "reverb+babble 10"]
     .venv/bin/python bench/veto_study.py --simulate /tmp/veto-tuning.jsonl
     .venv/bin/python bench/veto_study.py --respot /tmp/veto-tuning.jsonl --out /tmp/respot.jsonl
 
 The first form hears bench_accuracy's clips (``--per-intent 1 --talk-voices 1``: every intent
-of every game and 64 table-talk lines) said by one voice set (tuning or held-out) in four
-conditions (clean, white noise 20 dB, babble 20 dB, reverberant), once: the streaming first
-pass's command, Whisper's three best transcripts, what is spotted in each, and the distances
-the decision compares. The second form replays the hybrid's decision (``Ear.decide``) on those
-records for a grid of ``confirm_distance`` (how near Whisper's transcripts must come to a first
-pass command for it to stand) and ``runner_up_distance`` (how near Whisper's best transcript
-must come to a command spotted in a runner-up), printing commands right and table talk taken:
-thresholds are chosen on the tuning voices and read off on the held-out ones. About 11
-minutes per voice set on this 2-core machine.
+of every game and 64 table-talk lines) said by one voice set (tuning or held-out) in the
+``--conditions`` (default: clean, white noise 20 dB, babble 20 dB, reverberant), once, and
+records what the hybrid's decision is made of: the streaming first pass's command and its
+words, Whisper's three best transcripts, what is spotted in each, the distances the decision
+compares, Whisper's score of the commands nearest them, and (``--bare``) Whisper's transcripts
+of the same audio without the prompt. The clips are heard in a fixed shuffled order, so a
+record cut short is a fair sample, and running the same command again takes it up where it
+stopped. The second form replays the hybrid's decision (``Ear.decide``) on those records for a
+grid of its thresholds: ``confirm_distance`` and ``runner_up_distance``, then Whisper's score
+weighing (``score_within``, ``score_margin``, ``first_within``) with and without the
+unprompted transcript, printing commands right, wrong and table talk taken: thresholds are
+chosen on the tuning voices and read off on the held-out ones. All seven conditions with
+``--bare`` take about 50 minutes per voice set on this 2-core machine (two sets at once).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
-from assistant.hearing import HearingSettings, Transcript, open_ear  # noqa: E402
+from assistant.hearing import HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
 from assistant.hearing.recognizer import written  # noqa: E402
 from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
@@ -51,9 +57,11 @@ RUNNER_UP = (0.4, 0.6, 0.8)
 NEAREST = 3
 SCORE_WITHIN = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
 SCORE_MARGIN = (2.0, 3.0, 4.0)
+FIRST_WITHIN = (0.0, 6.0, 8.0, 10.0, 12.0, 14.0)
 
 
-def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS) -> None:
+def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS,
+           bare_decode: bool = False) -> None:
     names = list(GAMES)
     games = {name: game_module(name).sentences() for name in names}
     maker = ClipMaker(cache)
@@ -78,8 +86,14 @@ def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CON
     moments = {name: listening_moments(name) for name in names}
     ears = {name: open_ear(HearingSettings(recognizer="hybrid"), games[name], engine="hybrid", fallback=False)
             for name in names}
-    with out.open("w") as f:
+    # a fixed shuffle, so that any first part of a record is a fair sample of every kind of clip;
+    # a record cut short is taken up where it stopped
+    random.Random(0).shuffle(clips)
+    done = len(out.read_text().splitlines()) if out.exists() else 0
+    with out.open("a") as f:
         for i, (game, condition, text, speaker, expected, seed) in enumerate(clips):
+            if i < done:
+                continue
             ear = ears[game]
             second = ear.second
             assert second is not None and ear.spotter is not None
@@ -94,14 +108,25 @@ def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CON
             found = [s.command if isinstance(s, Transcript) else None for s in spots]
             # Whisper's own score of the nearest commands (second.transcriber kept the audio's encoding)
             near: dict[Any, Any] = {command: None} if command is not None else {}
+            source: dict[Any, str] = {command: "first"} if command is not None else {}
             for t in texts:
                 for close in second.spotter.nearest(t, ear.graph.intents, NEAREST):
                     if close.command is not None and close.command not in near:
                         near[close.command] = close
+                        source[close.command] = "whisper"
+            # the first pass's own words, even when it doubted or refused them
+            heard = first.heard if isinstance(first, NotRecognized) else first.heard or first.text
+            for close in second.spotter.nearest(heard, ear.graph.intents, NEAREST) if heard else []:
+                if close.command is not None and close.command not in near:
+                    near[close.command] = close
+                    source[close.command] = "heard"
             first_text = first.text if isinstance(first, Transcript) else ""
             sentences = [close.sentence if close is not None else first_text for close in near.values()]
             scores = second.transcriber.score([texts[0]], ending=False) + second.transcriber.score(
                 [written(x) for x in sentences])
+            # Whisper again without the prompt (after scoring: it replaces the kept encoding's prompt)
+            bare = (second.transcriber.hypotheses(clip.tobytes(), "", 3) or [""]) if bare_decode else []
+            bare_spots = [ear.spot(t) for t in bare]
             f.write(json.dumps({
                 "game": game, "condition": condition.name, "voice": speaker.label, "text": text,
                 "expected": [expected.intent, dict(expected.slots)] if expected else None,
@@ -111,8 +136,12 @@ def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CON
                 "first_distances": [second.spotter.distance(t, command) for t in texts] if command else None,
                 "spot_distances": [second.spotter.distance(texts[0], c) if c else None for c in found],
                 "free_score": scores[0],
-                "cands": [[c.intent, dict(c.slots), x, close.distance if close is not None else None, sc]
+                "cands": [[c.intent, dict(c.slots), x, close.distance if close is not None else None, sc,
+                           source[c]]
                           for (c, close), x, sc in zip(near.items(), sentences, scores[1:], strict=True)],
+                "heard": heard, "bare": bare,
+                "bare_spots": [[s.command.intent, dict(s.command.slots)]
+                               if isinstance(s, Transcript) and s.command else None for s in bare_spots],
             }) + "\n")
             f.flush()
             if i % 100 == 0:
@@ -151,62 +180,97 @@ def respot(records: Path, out: Path) -> None:
             f.write(json.dumps(row) + "\n")
 
 
-def weigh(row: dict[str, Any], within: float, margin: float, distance: float = 0.8) -> Any:
-    """Ear._weigh's outcome for a recorded clip (needs a record with "cands")."""
+def weigh(row: dict[str, Any], within: float, margin: float, distance: float = 0.8,
+          first_within: float | None = None) -> Any:
+    """Ear._weigh's outcome for a recorded clip (needs a record with "cands"): ``first_within``
+    is the wider score_within for the first pass's own command (None: the same)."""
     if not row["words"]:
         return None
-    cands = sorted((c for c in row["cands"] if (c[3] is None or c[3] <= distance) and c[4] > -math.inf),
+    cands = sorted((c for c in row["cands"] if (c[3] is None or c[3] <= distance) and c[4] > -math.inf
+                    and (len(c) < 6 or c[5] in ("first", "whisper"))),  # as Ear._weigh: not the "heard" ones
                    key=lambda c: -c[4])
     if not cands:
         return None
     runner_up = cands[1][4] if len(cands) > 1 else -math.inf
+    best = [cands[0][0], cands[0][1]]
+    if first_within is not None and best == row["first"]:
+        within = first_within
     if cands[0][4] < row["free_score"] - within or cands[0][4] - runner_up < margin:
         return None
-    return [cands[0][0], cands[0][1]]
+    return best
 
 
-def decide(row: dict[str, Any], confirm: float, runner_up: float, score: tuple[float, float] | None = None) -> Any:
+def decide(row: dict[str, Any], confirm: float, runner_up: float, score: tuple[float, float] | None = None,
+           first_within: float | None = None, unprompted: bool = False) -> Any:
     """Ear.decide's outcome for a recorded clip (``score``: score_within and score_margin, or
-    None for no weighing by Whisper's score)."""
+    None for no weighing by Whisper's score; ``unprompted``: a command spotted in Whisper's
+    unprompted transcript is taken next, needs a record made with --bare)."""
     if row["spots"][0]:
         return row["spots"][0]
+    if unprompted and row.get("bare_spots") and row["bare_spots"][0]:
+        return row["bare_spots"][0]
     if row["first"]:
         if not row["words"] or min(row["first_distances"]) <= confirm:
             return row["first"]
-        return weigh(row, *score) if score else None
+        return weigh(row, *score, first_within=first_within) if score else None
     for spot, distance in zip(row["spots"][1:], row["spot_distances"][1:], strict=True):
         if spot and distance is not None and distance <= runner_up:
             return spot
-    return weigh(row, *score) if score else None
+    return weigh(row, *score, first_within=first_within) if score else None
+
+
+def tally(rows: list[dict[str, Any]], **how: Any) -> str:
+    """Commands right, wrong, and table talk taken by ``decide(row, **how)``; and commands right
+    per condition."""
+    commands = [r for r in rows if r["expected"]]
+    talk = [r for r in rows if not r["expected"]]
+    said = [decide(r, **how) for r in commands]
+    right = sum(d == r["expected"] for d, r in zip(said, commands, strict=True))
+    wrong = sum(d not in (None, r["expected"]) for d, r in zip(said, commands, strict=True))
+    taken = sum(decide(r, **how) is not None for r in talk)
+    conditions = sorted({r["condition"] for r in commands})
+    per = []
+    for name in conditions:
+        these = [(d, r) for d, r in zip(said, commands, strict=True) if r["condition"] == name]
+        per.append(f"{100 * sum(d == r['expected'] for d, r in these) / len(these):3.0f}")
+    return (f"{right:>5}/{len(commands)} {100 * right / len(commands):5.1f}%  {wrong:>5}  {taken:>4}/{len(talk)}"
+            f"   {' '.join(per)}")
 
 
 def simulate(paths: Sequence[Path]) -> None:
+    d = HearingSettings()
     for path in paths:
         rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        commands = [r for r in rows if r["expected"]]
-        talk = [r for r in rows if not r["expected"]]
-        print(f"{path}: {len(commands)} command clips, {len(talk)} table-talk clips "
-              f"({', '.join(sorted({r['condition'] for r in rows}))})")
-        print("confirm_distance  runner_up_distance  commands right   table talk taken")
+        conditions = sorted({r["condition"] for r in rows if r["expected"]})
+        print(f"{path}: {sum(1 for r in rows if r['expected'])} command clips, "
+              f"{sum(1 for r in rows if not r['expected'])} table-talk clips")
+        print(f"per condition: {', '.join(conditions)}")
+        print("confirm_distance  runner_up_distance  commands right   wrong  table talk   per condition")
         for confirm in CONFIRM:
             for runner_up in RUNNER_UP:
-                right = sum(decide(r, confirm, runner_up) == r["expected"] for r in commands)
-                taken = sum(decide(r, confirm, runner_up) is not None for r in talk)
-                print(f"{confirm:>16} {runner_up:>19}  {right:>5}/{len(commands)} {100 * right / len(commands):5.1f}%"
-                      f"   {taken:>4}/{len(talk)}")
+                print(f"{confirm:>16} {runner_up:>19}  {tally(rows, confirm=confirm, runner_up=runner_up)}")
         if not all("cands" in r for r in rows):
             continue
-        confirm, runner_up = HearingSettings().confirm_distance, HearingSettings().runner_up_distance
-        print(f"and with Whisper's score weighing the nearest commands (confirm {confirm}, runner-up {runner_up}):")
-        print("score_within  score_margin  commands right   wrong   table talk taken")
-        for within in SCORE_WITHIN:
-            for margin in SCORE_MARGIN:
-                said = [decide(r, confirm, runner_up, (within, margin)) for r in commands]
-                right = sum(d == r["expected"] for d, r in zip(said, commands, strict=True))
-                wrong = sum(d not in (None, r["expected"]) for d, r in zip(said, commands, strict=True))
-                taken = sum(decide(r, confirm, runner_up, (within, margin)) is not None for r in talk)
-                print(f"{within:>12} {margin:>13}  {right:>5}/{len(commands)} {100 * right / len(commands):5.1f}%"
-                      f"   {wrong:>5}   {taken:>4}/{len(talk)}")
+        bare = all("bare_spots" in r for r in rows)
+        print(f"and with Whisper's score weighing the nearest commands (confirm {d.confirm_distance}, runner-up "
+              f"{d.runner_up_distance}); unprompted: the unprompted transcript's command"
+              f"{'' if bare else ' (not recorded: --bare)'}")
+        print("score_within  score_margin  first_within  unprompted  commands right   wrong  table talk"
+              "   per condition")
+        for unprompted in (False, True) if bare else (False,):
+            for within in SCORE_WITHIN:
+                for margin in SCORE_MARGIN:
+                    for first in FIRST_WITHIN:
+                        how = {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
+                               "score": (within, margin), "first_within": max(first, within),
+                               "unprompted": unprompted}
+                        print(f"{within:>12} {margin:>13} {max(first, within):>13} {unprompted!s:>11}  "
+                              f"{tally(rows, **how)}")
+        how = {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
+               "score": (d.score_within, d.score_margin), "first_within": d.first_within,
+               "unprompted": d.unprompted and bare}
+        print(f"the defaults ({d.score_within}, {d.score_margin}, {d.first_within}, {d.unprompted and bare}): "
+              f"{tally(rows, **how)}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -215,6 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where to record the clips' outcomes (JSON lines)")
     parser.add_argument("--conditions", nargs="+", default=list(STUDY_CONDITIONS),
                         help="conditions to record (names as bench_accuracy prints them)")
+    parser.add_argument("--bare", action="store_true", help="also record Whisper's transcripts without the prompt")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bench-clips"), help="clip cache folder")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
     parser.add_argument("--respot", type=Path, help="a recorded file to spot again into --out (see respot)")
@@ -229,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.out is None:
         parser.error("--out FILE (or --simulate FILE...)")
-    record(args.voices, args.out, args.cache, args.conditions)
+    record(args.voices, args.out, args.cache, args.conditions, args.bare)
     return 0
 
 

@@ -21,16 +21,22 @@ CARDS = game_module("msx-cards").sentences()
 class Given:
     """Writes the given transcripts; scores a text by the table (unknown texts: very unlikely)."""
 
-    def __init__(self, texts: list[str], scores: dict[str, float]) -> None:
+    def __init__(self, texts: list[str], scores: dict[str, float], plain: list[str] | None = None) -> None:
         self.texts = texts
         self.scores = scores
+        self.plain = plain or []
         self.scored: list[str] = []
+        self.asked_again: list[str] = []
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         return self.texts[0]
 
     def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
         return self.texts[:count]
+
+    def again(self, prompt: str = "", count: int = 1) -> list[str]:
+        self.asked_again.append(prompt)
+        return self.plain[:count]
 
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
         self.scored += list(texts)
@@ -98,3 +104,41 @@ def test_a_command_whisper_would_not_end_with_is_not_taken() -> None:
     e = Ear(TextRecognizer(), prologue, second=opinion)
     assert isinstance(hear(e, ""), NotRecognized)
     assert "Keep going." in whisper.scored
+
+
+def test_a_command_written_without_the_prompt_is_taken_when_the_prompted_text_gives_none() -> None:
+    # Prompted with the card game's sentences Whisper wrote "seventeen one"; unprompted, "71".
+    whisper = Given(["Enemy's defense is seventeen one."], {}, plain=["Enemies Defense is 71."])
+    heard = hear(ear(whisper), "enemy's defense is seventy four")
+    assert isinstance(heard, Transcript) and heard.command == Command(
+        "set_stat", {"who": "enemy", "stat": "defense", "value": "71"}), heard
+    assert whisper.asked_again == [""]  # asked once, with no prompt
+    # off: the first pass's command, which Whisper's prompted text is near, stands
+    whisper = Given(["Enemy's defense is seventeen one."], {}, plain=["Enemies Defense is 71."])
+    heard = hear(ear(whisper, unprompted=False), "enemy's defense is seventy four")
+    assert isinstance(heard, Transcript) and heard.command is not None and heard.command.slots["value"] == "74"
+    assert whisper.asked_again == []
+
+
+def test_the_unprompted_text_is_not_asked_for_when_the_prompted_one_gives_a_command() -> None:
+    whisper = Given(["Roll the dice."], {}, plain=["Attack."])
+    heard = hear(ear(whisper), "")
+    assert isinstance(heard, Transcript) and heard.command is not None and heard.command.intent == "roll"
+    assert whisper.asked_again == []
+
+
+def test_table_talk_written_without_the_prompt_takes_nothing() -> None:
+    whisper = Given(["Who's ready for dessert?"], {}, plain=["Who's ready for dessert?"])
+    assert isinstance(hear(ear(whisper), ""), NotRecognized)
+    assert whisper.asked_again == [""]
+
+
+def test_the_first_pass_command_whisper_ranks_first_may_be_further_from_its_own_transcript() -> None:
+    # Two recognizers agree: the first pass heard "roll the dice" and, of the candidates, Whisper
+    # finds it the likeliest, 6 below its own "Rolling nice.": within first_within, not score_within.
+    scores = {"Rolling nice.": -8.0, "Roll the dice.": -14.0}
+    heard = hear(ear(Given(["Rolling nice."], scores), first_within=10.0), "roll the dice")
+    assert isinstance(heard, Transcript) and heard.command is not None and heard.command.intent == "roll", heard
+    assert isinstance(hear(ear(Given(["Rolling nice."], scores), first_within=4.0), "roll the dice"), NotRecognized)
+    # the same likelihood for a command the first pass did not hear is not enough
+    assert isinstance(hear(ear(Given(["Rolling nice."], scores), first_within=10.0), ""), NotRecognized)

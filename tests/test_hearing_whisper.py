@@ -155,6 +155,13 @@ def test_the_log_mel_input_and_the_transcripts_are_faster_whispers(maker: ClipMa
         assert ours.transcribe(clip.tobytes(), prompt) == " ".join(s.text.strip() for s in segments).strip()
         hypotheses = ours.hypotheses(clip.tobytes(), prompt, 3)
         assert len(hypotheses) == 3 and hypotheses[0] == ours.transcribe(clip.tobytes(), prompt)
+        # the same audio again without the prompt, on the kept encoding: as if heard anew unprompted
+        plain = ours.again("", 2)
+        assert plain == ours.hypotheses(clip.tobytes(), "", 2)
+        segments, _ = theirs.transcribe(samples, language="en", beam_size=5, initial_prompt=None,
+                                        condition_on_previous_text=False, without_timestamps=True,
+                                        temperature=0.0, vad_filter=False)
+        assert plain[0] == " ".join(s.text.strip() for s in segments).strip()
 
 
 # --------------------------------------------------------------------------- hearing

@@ -54,6 +54,8 @@ class HearingSettings:
     score_distance: float = 0.8
     score_within: float = 4.0
     score_margin: float = 3.0
+    first_within: float = 4.0
+    unprompted: bool = True
 
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:
@@ -102,6 +104,8 @@ class HearingSettings:
                                       maximum=5.0),
             score_within=config.get("hearing.whisper.score_within", d.score_within, minimum=0.0, maximum=50.0),
             score_margin=config.get("hearing.whisper.score_margin", d.score_margin, minimum=0.0, maximum=50.0),
+            first_within=config.get("hearing.whisper.first_within", d.first_within, minimum=0.0, maximum=50.0),
+            unprompted=config.get("hearing.whisper.unprompted", d.unprompted),
         )
 
     @property
@@ -276,7 +280,8 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
                                     settings.confirm_distance, hypotheses=settings.hypotheses,
                                     runner_up_distance=settings.runner_up_distance,
                                     score_nearest=settings.score_nearest, score_distance=settings.score_distance,
-                                    score_within=settings.score_within, score_margin=settings.score_margin)
+                                    score_within=settings.score_within, score_margin=settings.score_margin,
+                                    first_within=settings.first_within, unprompted=settings.unprompted)
         except ModelError as error:
             if not fallback:
                 raise

@@ -100,6 +100,8 @@ class Transcriber(Protocol):
 
     def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]: ...
 
+    def again(self, prompt: str = "", count: int = 1) -> list[str]: ...
+
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]: ...
 
 
@@ -124,7 +126,17 @@ class SecondOpinion:
     ``score_within`` (natural log) of its own best transcript's and ``score_margin`` above every
     other candidate's. Beam search ranks transcripts by their mean token likelihood, which lets
     a longer mishearing ("Hit that.") beat a short command ("Attack.") that Whisper, summed over
-    its tokens, finds more likely. ``score_nearest`` 0 turns this off."""
+    its tokens, finds more likely. ``score_nearest`` 0 turns this off. When the likeliest is the
+    command the first pass heard, two recognizers agree on it, and it needs only be within
+    ``first_within`` (wider): "Call for interchange." is far likelier to Whisper than "Call
+    orange james.", but no other candidate comes near that, and the first pass heard it.
+
+    The prompt pulls Whisper towards the game's words, and sometimes past them: prompted with
+    the card game's sentences it wrote "Enemy's defense is seventeen one." where, unprompted, it
+    wrote "Enemy's defense is 71." So when nothing is spotted in the prompted transcript,
+    Whisper writes the same audio once more without the prompt (``unprompted``; the decoding
+    alone, the audio's encoding is kept) and a command spotted there is taken, before the first
+    pass's command is confirmed or vetoed. Chosen on the tuning voices with bench/veto_study.py."""
 
     transcriber: Transcriber
     spotter: Spotter
@@ -137,6 +149,8 @@ class SecondOpinion:
     score_distance: float = 0.8
     score_within: float = 4.0
     score_margin: float = 3.0
+    first_within: float = 4.0
+    unprompted: bool = True
 
 
 class Ear:
@@ -268,6 +282,11 @@ class Ear:
         opinion = self.spot(text)
         if isinstance(opinion, Transcript):
             return opinion
+        if second.unprompted:
+            plain = second.transcriber.again("", 1)
+            spotted = self.spot(plain[0]) if plain else opinion
+            if isinstance(spotted, Transcript):
+                return spotted
         if isinstance(first, Transcript) and first.command is not None:
             if not second.veto or not self.sentences.words(text):
                 return first  # Whisper heard nothing to speak against it
@@ -317,7 +336,9 @@ class Ear:
         own = second.transcriber.score([texts[0]], ending=False)[0]
         best, (command, sentence) = ranked[0]
         runner_up = ranked[1][0] if len(ranked) > 1 else -math.inf
-        if best < own - second.score_within or best - runner_up < second.score_margin:
+        agreed = first is not None and command == first.command  # the first pass heard it too
+        within = max(second.score_within, second.first_within) if agreed else second.score_within
+        if best < own - within or best - runner_up < second.score_margin:
             return None
         return Transcript(sentence, 0.5, texts[0], command, True)
 

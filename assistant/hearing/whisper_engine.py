@@ -240,15 +240,30 @@ class WhisperTranscriber:
         samples = np.concatenate([pad, samples, pad])
         features = ctranslate2.StorageView.from_array(log_mel(samples.astype(np.float32) / 32768.0)[None])
         encoded = self.model.encode(features, to_cpu=True)
+        tokens = self._start(prompt)
+        self._last = (encoded, tokens, min(FRAMES, len(samples) // HOP))
+        return self._decode(encoded, tokens, count)
+
+    def again(self, prompt: str = "", count: int = 1) -> list[str]:
+        """The ``count`` best transcripts of the audio last given to ``hypotheses``, under another
+        prompt (none: Whisper's plain hearing, not pulled towards the game's words). Its encoding is
+        reused, so this costs the decoding alone; ``score`` still scores under the first prompt."""
+        if self._last is None:
+            return []
+        return self._decode(self._last[0], self._start(prompt), count)
+
+    def _start(self, prompt: str) -> list[int]:
         tokens = [self._sot]
         if prompt.strip():
             previous = self.tokenizer.encode(" " + prompt.strip(), add_special_tokens=False).ids
             tokens = [self._sot_prev, *previous[-(MAX_PROMPT_TOKENS - 1):], self._sot]
         tokens.append(self._no_timestamps)
+        return tokens
+
+    def _decode(self, encoded: Any, tokens: list[int], count: int) -> list[str]:
         count = max(1, min(count, self.beam_size))
         result = self.model.generate(encoded, [tokens], beam_size=self.beam_size, num_hypotheses=count,
                                      max_length=MAX_TOKENS, suppress_blank=True, suppress_tokens=self._suppress)
-        self._last = (encoded, tokens, min(FRAMES, len(samples) // HOP))
         return [self.tokenizer.decode([t for t in ids if t < self._end]).strip()
                 for ids in result[0].sequences_ids]
 
