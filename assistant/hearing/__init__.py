@@ -54,7 +54,7 @@ class HearingSettings:
     score_distance: float = 0.8
     score_within: float = 4.0
     score_margin: float = 3.0
-    first_within: float = 4.0
+    first_within: float = 14.0
     unprompted: bool = True
 
     @classmethod
