@@ -39,6 +39,7 @@ from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
 from assistant.hearing.recognizer import written  # noqa: E402
 from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
+from assistant.sentences import SentenceSet  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
     CONDITIONS,
     TABLE_TALK,
@@ -60,18 +61,20 @@ SCORE_MARGIN = (2.0, 3.0, 4.0)
 FIRST_WITHIN = (0.0, 6.0, 8.0, 10.0, 12.0, 14.0)
 
 
-def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS,
-           bare_decode: bool = False) -> None:
-    names = list(GAMES)
-    games = {name: game_module(name).sentences() for name in names}
-    maker = ClipMaker(cache)
-    noise = babble(maker)
+Clip = tuple[str, Any, str, Any, Any, int]  # game, condition, text, speaker, expected command, noise seed
+
+
+def study_clips(voices: str, study: Sequence[str], games: dict[str, SentenceSet]) -> list[Clip]:
+    """bench_accuracy's half-size clips (``--per-intent 1 --talk-voices 1``) of one voice set in
+    the ``study`` conditions, in a fixed shuffled order: any first part is a fair sample of every
+    kind of clip."""
+    names = list(games)
     conditions = [c for c in CONDITIONS if c.name in study]
     tuning = set(TUNING_SPEAKERS)
     items = [(name, text, command) for name, sentences in games.items()
              for text, command in sample_commands(sentences, 1)]
     talk = checked_table_talk(games, TABLE_TALK)
-    clips: list[tuple[str, Any, str, Any, Any, int]] = []
+    clips: list[Clip] = []
     for n, (game, text, expected) in enumerate(items):
         for speaker in voices_for(n, 1):
             if (speaker in tuning) == (voices == "tuning"):
@@ -83,12 +86,21 @@ def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CON
             if (speaker in tuning) == (voices == "tuning"):
                 clips += [(table_talk_games(line, tag, names, v), c, text, speaker, None, n * 31 + k)
                           for k, c in enumerate(CONDITIONS) if c in conditions]
+    random.Random(0).shuffle(clips)
+    return clips
+
+
+def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS,
+           bare_decode: bool = False) -> None:
+    names = list(GAMES)
+    games = {name: game_module(name).sentences() for name in names}
+    maker = ClipMaker(cache)
+    noise = babble(maker)
+    clips = study_clips(voices, study, games)
     moments = {name: listening_moments(name) for name in names}
     ears = {name: open_ear(HearingSettings(recognizer="hybrid"), games[name], engine="hybrid", fallback=False)
             for name in names}
-    # a fixed shuffle, so that any first part of a record is a fair sample of every kind of clip;
     # a record cut short is taken up where it stopped
-    random.Random(0).shuffle(clips)
     done = len(out.read_text().splitlines()) if out.exists() else 0
     with out.open("a") as f:
         for i, (game, condition, text, speaker, expected, seed) in enumerate(clips):
