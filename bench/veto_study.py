@@ -4,6 +4,7 @@
         [--conditions clean "white 20 dB" "white 10 dB" "babble 20 dB" "babble 10 dB" reverb "reverb+babble 10"]
     .venv/bin/python bench/veto_study.py --simulate /tmp/veto-tuning.jsonl
     .venv/bin/python bench/veto_study.py --respot /tmp/veto-tuning.jsonl --out /tmp/respot.jsonl
+    .venv/bin/python bench/veto_study.py --table /tmp/veto-tuning.jsonl /tmp/veto-held-out.jsonl
 
 The first form hears bench_accuracy's clips (``--per-intent 1 --talk-voices 1``: every intent
 of every game and 64 table-talk lines) said by one voice set (tuning or held-out) in the
@@ -17,7 +18,10 @@ stopped. The second form replays the hybrid's decision (``Ear.decide``) on those
 grid of its thresholds: ``confirm_distance`` and ``runner_up_distance``, then Whisper's score
 weighing (``score_within``, ``score_margin``, ``first_within``) with and without the
 unprompted transcript, printing commands right, wrong and table talk taken: thresholds are
-chosen on the tuning voices and read off on the held-out ones. All seven conditions with
+chosen on the tuning voices and read off on the held-out ones. ``--table`` prints both voice
+sets' records per condition, as bench_accuracy does (a replay of the decision on recorded
+inputs: Whisper heard each whole clip, where bench_accuracy's hybrid hears the utterance the
+first pass's endpointer cut). All seven conditions with
 ``--bare`` take about 50 minutes per voice set on this 2-core machine (two sets at once).
 """
 
@@ -285,6 +289,35 @@ def simulate(paths: Sequence[Path]) -> None:
               f"{tally(rows, **how)}")
 
 
+def table(tuning: Path, held_out: Path) -> None:
+    """Per condition, as bench_accuracy prints it: commands right on the tuning voices, the
+    held-out voices and all, and table talk taken, by the hybrid's decision with the default
+    settings, and without its two last steps (the unprompted transcript, first_within)."""
+    d = HearingSettings()
+    sets = [[json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            for path in (tuning, held_out)]
+    full = {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
+            "score": (d.score_within, d.score_margin), "first_within": d.first_within, "unprompted": d.unprompted}
+    without = {**full, "first_within": None, "unprompted": False}
+    conditions = [c.name for c in CONDITIONS if any(r["condition"] == c.name for r in sets[0] + sets[1])]
+
+    def cells(rows: list[dict[str, Any]], how: dict[str, Any]) -> tuple[int, int, int, int]:
+        commands = [r for r in rows if r["expected"]]
+        talk = [r for r in rows if not r["expected"]]
+        return (sum(decide(r, **how) == r["expected"] for r in commands), len(commands),
+                sum(decide(r, **how) is not None for r in talk), len(talk))
+
+    for label, how in (("defaults", full), ("without the unprompted transcript and first_within", without)):
+        print(f"{label}:")
+        print("| condition | commands right (tuning / held-out / all) | table talk taken |")
+        print("|---|---|---|")
+        for name in [*conditions, "overall"]:
+            parts = [[r for r in rows if name == "overall" or r["condition"] == name] for rows in sets]
+            (a, n, ta, tn), (b, m, tb, tm) = cells(parts[0], how), cells(parts[1], how)
+            print(f"| {name} | {100 * a / n:.1f}% / {100 * b / m:.1f}% / **{100 * (a + b) / (n + m):.1f}%** "
+                  f"| {ta + tb}/{tn + tm} |")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--voices", choices=["tuning", "held-out"], default="tuning")
@@ -295,7 +328,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bench-clips"), help="clip cache folder")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
     parser.add_argument("--respot", type=Path, help="a recorded file to spot again into --out (see respot)")
+    parser.add_argument("--table", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
+                        help="records of the two voice sets: per condition, as bench_accuracy prints it")
     args = parser.parse_args(argv)
+    if args.table:
+        table(*args.table)
+        return 0
     if args.respot:
         if args.out is None:
             parser.error("--respot FILE needs --out FILE")
