@@ -225,10 +225,8 @@ def decide(row: dict[str, Any], confirm: float, runner_up: float, score: tuple[f
         return row["spots"][0]
     if unprompted and row.get("bare_spots") and row["bare_spots"][0]:
         return row["bare_spots"][0]
-    if row["first"]:
-        if not row["words"] or min(row["first_distances"]) <= confirm:
-            return row["first"]
-        return weigh(row, *score, first_within=first_within) if score else None
+    if row["first"] and (not row["words"] or min(row["first_distances"]) <= confirm):
+        return row["first"]
     for spot, distance in zip(row["spots"][1:], row["spot_distances"][1:], strict=True):
         if spot and distance is not None and distance <= runner_up:
             return spot

@@ -142,3 +142,15 @@ def test_the_first_pass_command_whisper_ranks_first_may_be_further_from_its_own_
     assert isinstance(hear(ear(Given(["Rolling nice."], scores), first_within=4.0), "roll the dice"), NotRecognized)
     # the same likelihood for a command the first pass did not hear is not enough
     assert isinstance(hear(ear(Given(["Rolling nice."], scores), first_within=10.0), ""), NotRecognized)
+
+
+def test_a_command_in_a_lesser_transcript_near_the_best_is_taken_over_an_unconfirmed_first_pass() -> None:
+    # The first pass took a stat change; Whisper's best transcript spots nothing and is far from
+    # it, but its second is "Roll the dice.", which the best ("Rolling nice.") is 0.6 from.
+    whisper = Given(["Rolling nice.", "Roll the dice.", "Rolling dice, guys."], {})
+    heard = hear(ear(whisper), "enemy's defense is seventy four")
+    assert isinstance(heard, Transcript) and heard.command == Command("roll", {}), heard
+    # past runner_up_distance, the lesser transcript is not taken, and the first pass is vetoed
+    heard = hear(ear(Given(["Rolling nice.", "Roll the dice."], {}), runner_up_distance=0.5),
+                 "enemy's defense is seventy four")
+    assert isinstance(heard, NotRecognized) and "vetoed" in heard.reason, heard

@@ -117,8 +117,9 @@ class SecondOpinion:
     Whisper's runners-up (``hypotheses`` > 1, the beam's next best transcripts) speak only
     beside its best one: a command spotted in a runner-up is taken when the best transcript is
     within ``runner_up_distance`` of it ("explore two near one" beside "explore two zero one"),
-    and a first-pass command stands when any of them comes within ``confirm_distance``.
-    Both chosen on the tuning voices with bench/veto_study.py.
+    whether the first pass heard nothing or a command none of them confirms; and a first-pass
+    command stands when any of them comes within ``confirm_distance``. Both chosen on the
+    tuning voices with bench/veto_study.py.
 
     When none of that takes a command, Whisper weighs the commands nearest its transcripts
     (``score_nearest`` per transcript, at most ``score_distance`` away, and the first pass's):
@@ -293,23 +294,31 @@ class Ear:
             distance = min(second.spotter.distance(t, first.command) for t in texts)
             if distance <= second.confirm_distance:
                 return first  # Whisper (half-)heard the same command
-            weighed = self._weigh(texts, first)
+            weighed = self._runner_up(texts) or self._weigh(texts, first)
             if weighed is not None:
                 return weighed
             return NotRecognized(text, f"vetoed {first.text!r}: Whisper heard {text!r} "
                                        f"({distance:.2f} from it)", first.confidence)
-        for other in texts[1:]:
-            spotted = self.spot(other)
-            if (isinstance(spotted, Transcript) and spotted.command is not None
-                    and second.spotter.distance(text, spotted.command) <= second.runner_up_distance):
-                return Transcript(spotted.text, spotted.confidence, text, spotted.command, True)
-        weighed = self._weigh(texts, None)
+        weighed = self._runner_up(texts) or self._weigh(texts, None)
         if weighed is not None:
             return weighed
         if "not allowed now" in opinion.reason or not isinstance(first, NotRecognized):
             return opinion
         return NotRecognized(first.heard or text, f"{first.reason}; Whisper heard {text!r}: {opinion.reason}",
                              first.confidence, first.alternatives)
+
+    def _runner_up(self, texts: list[str]) -> Transcript | None:
+        """A command spotted in one of Whisper's lesser transcripts that its best transcript is
+        near ("Alice landed on the Intruder." below "Finally landed on the Intruder."), or None.
+        Asked whether the first pass heard nothing or a command Whisper does not confirm."""
+        second = self.second
+        assert second is not None
+        for other in texts[1:]:
+            spotted = self.spot(other)
+            if (isinstance(spotted, Transcript) and spotted.command is not None
+                    and second.spotter.distance(texts[0], spotted.command) <= second.runner_up_distance):
+                return Transcript(spotted.text, spotted.confidence, texts[0], spotted.command, True)
+        return None
 
     def _weigh(self, texts: list[str], first: Transcript | None) -> Transcript | None:
         """The command Whisper itself scores as what was said, among those nearest its
