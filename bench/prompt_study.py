@@ -7,7 +7,8 @@ condition) with Whisper alone, once per prompt style, on the same encoding of th
 
 - ``list``: the help sentences of what may be said now, joined by commas (what the assistant
   uses: ``recognizer.prompt_for``);
-- ``sentences``: the same, each as a sentence of its own ("Explore one zero zero. Pass.").
+- ``sentences``: the same, each as a sentence of its own ("Explore one zero zero. Pass."): the
+  hybrid's last try (``recognizer.prompt_as_sentences``).
 
 For each it prints commands right and wrong (spotted, as ``Ear.spot`` does) and table talk
 taken. A study for choosing, on the tuning voices: it changes nothing.
@@ -17,26 +18,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, Transcript, open_ear, open_transcriber  # noqa: E402
-from assistant.hearing.recognizer import prompt_for  # noqa: E402
+from assistant.hearing.recognizer import prompt_as_sentences, prompt_for  # noqa: E402
 from assistant.hearing.spoken import ClipMaker, babble  # noqa: E402
 from bench.bench_accuracy import CONDITIONS, grammar_for, listening_moments, make_clip  # noqa: E402
 from bench.veto_study import study_clips  # noqa: E402
 
-
-def sentences_prompt(help_sentences: Iterable[str]) -> str:
-    """Each help sentence as a sentence of its own."""
-    kept = dict.fromkeys(s.strip() for s in help_sentences if s.strip())
-    return " ".join(s[0].upper() + s[1:] + "." for s in kept)
-
-
-STYLES = {"list": prompt_for, "sentences": sentences_prompt}
+STYLES = {"list": prompt_for, "sentences": prompt_as_sentences}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

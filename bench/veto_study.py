@@ -4,6 +4,7 @@
         [--conditions clean "white 20 dB" "white 10 dB" "babble 20 dB" "babble 10 dB" reverb "reverb+babble 10"]
     .venv/bin/python bench/veto_study.py --simulate /tmp/veto-tuning.jsonl
     .venv/bin/python bench/veto_study.py --respot /tmp/veto-tuning.jsonl --out /tmp/respot.jsonl
+    .venv/bin/python bench/veto_study.py --restyle /tmp/veto-tuning.jsonl --voices tuning --out /tmp/styled.jsonl
     .venv/bin/python bench/veto_study.py --table /tmp/veto-tuning.jsonl /tmp/veto-held-out.jsonl
 
 The first form hears bench_accuracy's clips (``--per-intent 1 --talk-voices 1``: every intent
@@ -12,17 +13,19 @@ of every game and 64 table-talk lines) said by one voice set (tuning or held-out
 records what the hybrid's decision is made of: the streaming first pass's command and its
 words, Whisper's three best transcripts, what is spotted in each, the distances the decision
 compares, Whisper's score of the commands nearest them, and (``--bare``) Whisper's transcripts
-of the same audio without the prompt. The clips are heard in a fixed shuffled order, so a
-record cut short is a fair sample, and running the same command again takes it up where it
-stopped. The second form replays the hybrid's decision (``Ear.decide``) on those records for a
-grid of its thresholds: ``confirm_distance`` and ``runner_up_distance``, then Whisper's score
-weighing (``score_within``, ``score_margin``, ``first_within``) with and without the
-unprompted transcript, printing commands right, wrong and table talk taken: thresholds are
-chosen on the tuning voices and read off on the held-out ones. ``--table`` prints both voice
-sets' records per condition, as bench_accuracy does (a replay of the decision on recorded
-inputs: Whisper heard each whole clip, where bench_accuracy's hybrid hears the utterance the
-first pass's endpointer cut). All seven conditions with
-``--bare`` take about 50 minutes per voice set on this 2-core machine (two sets at once).
+of the same audio without the prompt, and its transcript under the last try's prompt (each
+example a sentence: ``--restyle`` adds it to a record made without it). The clips are heard in
+a fixed shuffled order, so a record cut short is a fair sample, and running the same command
+again takes it up where it stopped. The second form replays the hybrid's decision
+(``Ear.decide``) on those records for a grid of its thresholds: ``confirm_distance`` and
+``runner_up_distance``, then Whisper's score weighing (``score_within``, ``score_margin``,
+``first_within``) with and without the unprompted transcript and the last try, printing
+commands right, wrong and table talk taken: thresholds are chosen on the tuning voices and read
+off on the held-out ones. ``--table`` prints both voice sets' records per condition, as
+bench_accuracy does (a replay of the decision on recorded inputs: Whisper heard each whole
+clip, where bench_accuracy's hybrid hears the utterance the first pass's endpointer cut). All
+seven conditions with ``--bare`` take about 50 minutes per voice set on this 2-core machine
+(two sets at once).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
-from assistant.hearing.recognizer import written  # noqa: E402
+from assistant.hearing.recognizer import prompt_as_sentences, written  # noqa: E402
 from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
 from assistant.sentences import SentenceSet  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
@@ -63,6 +66,7 @@ NEAREST = 3
 SCORE_WITHIN = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
 SCORE_MARGIN = (2.0, 3.0, 4.0)
 FIRST_WITHIN = (0.0, 6.0, 8.0, 10.0, 12.0, 14.0)
+AS_SENTENCES_WITHIN = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 20.0, 1000.0)
 
 
 Clip = tuple[str, Any, str, Any, Any, int]  # game, condition, text, speaker, expected command, noise seed
@@ -143,6 +147,7 @@ def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CON
             # Whisper again without the prompt (after scoring: it replaces the kept encoding's prompt)
             bare = (second.transcriber.hypotheses(clip.tobytes(), "", 3) or [""]) if bare_decode else []
             bare_spots = [ear.spot(t) for t in bare]
+            styled = styled_transcript(ear, clip.tobytes())
             f.write(json.dumps({
                 "game": game, "condition": condition.name, "voice": speaker.label, "text": text,
                 "expected": [expected.intent, dict(expected.slots)] if expected else None,
@@ -158,10 +163,59 @@ def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CON
                 "heard": heard, "bare": bare,
                 "bare_spots": [[s.command.intent, dict(s.command.slots)]
                                if isinstance(s, Transcript) and s.command else None for s in bare_spots],
+                **styled,
             }) + "\n")
             f.flush()
             if i % 100 == 0:
                 print(f"{i} of {len(clips)} clips", file=sys.stderr, flush=True)
+
+
+def styled_transcript(ear: Any, audio: bytes) -> dict[str, Any]:
+    """Whisper's transcript under the last try's prompt (each example a sentence:
+    Ear._as_sentences), the command spotted in it, and Whisper's score of that command as the
+    whole transcript under the first prompt, as in play: a record's "styled", "styled_spot" and
+    "styled_score"."""
+    second = ear.second
+    second.transcriber.hypotheses(audio, ear._prompt(), 1)  # the encoding, and the prompt scores are under
+    texts = second.transcriber.again(prompt_as_sentences(ear.sentences.help_for(ear.graph.intents)), 1)
+    spotted = ear.spot(texts[0]) if texts else None
+    command = spotted.command if isinstance(spotted, Transcript) else None
+    score = (second.transcriber.score([written(spotted.text)])[0]
+             if isinstance(spotted, Transcript) and command is not None else None)
+    return {"styled": texts, "styled_spot": [command.intent, dict(command.slots)] if command else None,
+            "styled_score": score}
+
+
+def restyle(voices: str, records: Path, out: Path, cache: Path) -> None:
+    """``records`` (made by an earlier version of this study) into ``out`` with Whisper's
+    last-try transcript added ("styled", "styled_spot") to every clip whose prompted transcript
+    spots nothing (the others never come to the last try): those clips are heard again."""
+    names = list(GAMES)
+    games = {name: game_module(name).sentences() for name in names}
+    rows = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
+    clips = study_clips(voices, list(dict.fromkeys(r["condition"] for r in rows)), games)
+    maker = ClipMaker(cache)
+    noise = babble(maker)
+    moments = {name: listening_moments(name) for name in names}
+    ears = {name: open_ear(HearingSettings(recognizer="hybrid"), games[name], engine="hybrid", fallback=False)
+            for name in names}
+    done = len(out.read_text().splitlines()) if out.exists() else 0
+    with out.open("a") as f:
+        for i, ((game, condition, text, speaker, expected, seed), row) in enumerate(zip(clips, rows, strict=False)):
+            if i < done:
+                continue
+            if (row["text"], row["voice"], row["condition"]) != (text, speaker.label, condition.name):
+                raise SystemExit(f"{records} line {i + 1} is not clip {i + 1} of the {voices} voices' study")
+            row.update({"styled": None, "styled_spot": None, "styled_score": None})
+            if not row["spots"][0]:
+                ear = ears[game]
+                ear.set_intents(grammar_for(moments[game], expected.intent if expected else None)
+                                or games[game].intents)
+                row.update(styled_transcript(ear, make_clip(maker, text, speaker, condition, noise, seed).tobytes()))
+            f.write(json.dumps(row) + "\n")
+            f.flush()
+            if i % 100 == 0:
+                print(f"{i} of {len(rows)} clips", file=sys.stderr, flush=True)
 
 
 def respot(records: Path, out: Path) -> None:
@@ -217,10 +271,22 @@ def weigh(row: dict[str, Any], within: float, margin: float, distance: float = 0
 
 
 def decide(row: dict[str, Any], confirm: float, runner_up: float, score: tuple[float, float] | None = None,
-           first_within: float | None = None, unprompted: bool = False) -> Any:
+           first_within: float | None = None, unprompted: bool = False, as_sentences: float | None = None) -> Any:
     """Ear.decide's outcome for a recorded clip (``score``: score_within and score_margin, or
     None for no weighing by Whisper's score; ``unprompted``: a command spotted in Whisper's
-    unprompted transcript is taken next, needs a record made with --bare)."""
+    unprompted transcript is taken next, needs a record made with --bare; ``as_sentences``:
+    the last try's, within that of Whisper's own transcript's score, or None for off; needs
+    "styled_spot" in the record)."""
+    taken = decide_before_last(row, confirm, runner_up, score, first_within, unprompted)
+    if taken is not None or as_sentences is None or row.get("styled_score") is None:
+        return taken
+    if row["free_score"] == -math.inf or row["styled_score"] < row["free_score"] - as_sentences:
+        return None
+    return row["styled_spot"]
+
+
+def decide_before_last(row: dict[str, Any], confirm: float, runner_up: float,
+                       score: tuple[float, float] | None, first_within: float | None, unprompted: bool) -> Any:
     if row["spots"][0]:
         return row["spots"][0]
     if unprompted and row.get("bare_spots") and row["bare_spots"][0]:
@@ -285,18 +351,28 @@ def simulate(paths: Sequence[Path]) -> None:
                "unprompted": d.unprompted and bare}
         print(f"the defaults ({d.score_within}, {d.score_margin}, {d.first_within}, {d.unprompted and bare}): "
               f"{tally(rows, **how)}")
+        if all("styled_score" in r for r in rows):
+            print("and the last try (as_sentences) after them, within:")
+            for within in AS_SENTENCES_WITHIN:
+                print(f"{within:>12}  {tally(rows, **how, as_sentences=within)}")
+            print(f"the defaults ({d.as_sentences and d.as_sentences_within}): "
+                  f"{tally(rows, **how, as_sentences=d.as_sentences_within if d.as_sentences else None)}")
+        else:
+            print("the last try (as_sentences): not recorded (--restyle)")
 
 
 def table(tuning: Path, held_out: Path) -> None:
     """Per condition, as bench_accuracy prints it: commands right on the tuning voices, the
     held-out voices and all, and table talk taken, by the hybrid's decision with the default
-    settings, and without its two last steps (the unprompted transcript, first_within)."""
+    settings, and with its last try (as_sentences) switched the other way (no effect on records
+    without it)."""
     d = HearingSettings()
     sets = [[json.loads(line) for line in path.read_text().splitlines() if line.strip()]
             for path in (tuning, held_out)]
     full = {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
-            "score": (d.score_within, d.score_margin), "first_within": d.first_within, "unprompted": d.unprompted}
-    without = {**full, "first_within": None, "unprompted": False}
+            "score": (d.score_within, d.score_margin), "first_within": d.first_within, "unprompted": d.unprompted,
+            "as_sentences": d.as_sentences_within if d.as_sentences else None}
+    other = {**full, "as_sentences": None if d.as_sentences else d.as_sentences_within}
     conditions = [c.name for c in CONDITIONS if any(r["condition"] == c.name for r in sets[0] + sets[1])]
 
     def cells(rows: list[dict[str, Any]], how: dict[str, Any]) -> tuple[int, int, int, int]:
@@ -305,7 +381,9 @@ def table(tuning: Path, held_out: Path) -> None:
         return (sum(decide(r, **how) == r["expected"] for r in commands), len(commands),
                 sum(decide(r, **how) is not None for r in talk), len(talk))
 
-    for label, how in (("defaults", full), ("without the unprompted transcript and first_within", without)):
+    switched = (f"with the last try (as_sentences, within {d.as_sentences_within})" if not d.as_sentences
+                else "without the last try (as_sentences)")
+    for label, how in (("defaults", full), (switched, other)):
         print(f"{label}:")
         print("| condition | commands right (tuning / held-out / all) | table talk taken |")
         print("|---|---|---|")
@@ -326,6 +404,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bench-clips"), help="clip cache folder")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
     parser.add_argument("--respot", type=Path, help="a recorded file to spot again into --out (see respot)")
+    parser.add_argument("--restyle", type=Path,
+                        help="a recorded file of --voices to add the last try's transcripts to, into --out")
     parser.add_argument("--table", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
                         help="records of the two voice sets: per condition, as bench_accuracy prints it")
     args = parser.parse_args(argv)
@@ -336,6 +416,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.out is None:
             parser.error("--respot FILE needs --out FILE")
         respot(args.respot, args.out)
+        return 0
+    if args.restyle:
+        if args.out is None:
+            parser.error("--restyle FILE needs --out FILE")
+        restyle(args.voices, args.restyle, args.out, args.cache)
         return 0
     if args.simulate:
         simulate(args.simulate)

@@ -11,7 +11,7 @@ import numpy as np
 from assistant.engine import Command
 from assistant.games import game_module
 from assistant.hearing.events import NotRecognized, Transcript
-from assistant.hearing.recognizer import Ear, SecondOpinion, written
+from assistant.hearing.recognizer import Ear, SecondOpinion, prompt_as_sentences, written
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
 
@@ -21,10 +21,12 @@ CARDS = game_module("msx-cards").sentences()
 class Given:
     """Writes the given transcripts; scores a text by the table (unknown texts: very unlikely)."""
 
-    def __init__(self, texts: list[str], scores: dict[str, float], plain: list[str] | None = None) -> None:
+    def __init__(self, texts: list[str], scores: dict[str, float], plain: list[str] | None = None,
+                 styled: list[str] | None = None) -> None:
         self.texts = texts
         self.scores = scores
         self.plain = plain or []
+        self.styled = styled or []  # written under any other prompt
         self.scored: list[str] = []
         self.asked_again: list[str] = []
 
@@ -36,7 +38,7 @@ class Given:
 
     def again(self, prompt: str = "", count: int = 1) -> list[str]:
         self.asked_again.append(prompt)
-        return self.plain[:count]
+        return (self.styled if prompt else self.plain)[:count]
 
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
         self.scored += list(texts)
@@ -130,7 +132,7 @@ def test_the_unprompted_text_is_not_asked_for_when_the_prompted_one_gives_a_comm
 def test_table_talk_written_without_the_prompt_takes_nothing() -> None:
     whisper = Given(["Who's ready for dessert?"], {}, plain=["Who's ready for dessert?"])
     assert isinstance(hear(ear(whisper), ""), NotRecognized)
-    assert whisper.asked_again == [""]
+    assert whisper.asked_again == [""]  # unprompted; the last try is off by default
 
 
 def test_the_first_pass_command_whisper_ranks_first_may_be_further_from_its_own_transcript() -> None:
@@ -154,3 +156,25 @@ def test_a_command_in_a_lesser_transcript_near_the_best_is_taken_over_an_unconfi
     heard = hear(ear(Given(["Rolling nice.", "Roll the dice."], {}), runner_up_distance=0.5),
                  "enemy's defense is seventy four")
     assert isinstance(heard, NotRecognized) and "vetoed" in heard.reason, heard
+
+
+def test_the_last_try_writes_the_audio_again_prompted_with_sentences() -> None:
+    # Nothing spotted in "Wider.", and "louder" and "quieter" weigh alike: Whisper writes it once
+    # more prompted with each example as a sentence; "Quieter." is taken, as Whisper finds it,
+    # under the first prompt, 3 less likely than "Wider." (within as_sentences_within 4).
+    scores = {"Wider.": -5.0, "Quieter.": -8.0, "Louder.": -8.0}
+    whisper = Given(["Wider."], scores, styled=["Quieter."])
+    e = ear(whisper, as_sentences=True)
+    heard = hear(e, "")
+    assert isinstance(heard, Transcript) and heard.command == Command("quieter", {}), heard
+    assert whisper.asked_again[0] == "" and len(whisper.asked_again) == 2
+    assert whisper.asked_again[1] == prompt_as_sentences(CARDS.help_for(e.graph.intents))
+    assert "Quieter." in whisper.asked_again[1].split(" ")
+    # far less likely than what Whisper wrote, off (the default), or talk: nothing is taken
+    unlikely = {**scores, "Quieter.": -14.0, "Louder.": -14.0}
+    for whisper, settings in ((Given(["Wider."], unlikely, styled=["Quieter."]), {"as_sentences": True}),
+                              (Given(["Wider."], scores, styled=["Quieter."]),
+                               {"as_sentences": True, "as_sentences_within": 2.0}),
+                              (Given(["Wider."], scores, styled=["Quieter."]), {}),
+                              (Given(["Wider."], scores, styled=["I like it wider."]), {"as_sentences": True})):
+        assert isinstance(hear(ear(whisper, **settings), ""), NotRecognized), settings

@@ -17,12 +17,13 @@ import pytest
 
 from assistant.config import Config
 from assistant.engine import Output
+from assistant.hearing import HearingSettings
 from assistant.hearing.recognizer import Ear
 from assistant.hearing.text_engine import TextRecognizer
 from assistant.live.keypad import TALK
 from assistant.live.loop import TALK_CUE, LiveLoop, LiveSettings
 from assistant.live.microphone import Block
-from assistant.live.run import live_settings
+from assistant.live.run import hear_pushed_to_talk, live_settings
 from assistant.session import Session
 from assistant.voice.announcer import SpeakingSignal
 from tests.audio_env import ensure_audio
@@ -283,3 +284,11 @@ def test_push_to_talk_hands_free(tmp_path: Path) -> None:
                     raise
                 wait_quiet(recorder, mark)
     assert out.lines.count("BSAT1: Press the talk key, then speak.") == 1
+
+
+def test_hearing_pushed_to_talk_neither_doubts_nor_vetoes_and_tries_whisper_last() -> None:
+    hearing = HearingSettings()
+    assert hearing.veto and hearing.phone_check > 0 and not hearing.as_sentences  # listening always
+    hear_pushed_to_talk(hearing)
+    assert not hearing.veto and hearing.phone_check == hearing.early_phone_check == 0.0
+    assert hearing.as_sentences  # the last try took table talk; none reaches the ear now

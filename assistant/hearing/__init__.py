@@ -56,6 +56,8 @@ class HearingSettings:
     score_margin: float = 3.0
     first_within: float = 14.0
     unprompted: bool = True
+    as_sentences: bool = False
+    as_sentences_within: float = 4.0
 
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:
@@ -106,6 +108,9 @@ class HearingSettings:
             score_margin=config.get("hearing.whisper.score_margin", d.score_margin, minimum=0.0, maximum=50.0),
             first_within=config.get("hearing.whisper.first_within", d.first_within, minimum=0.0, maximum=50.0),
             unprompted=config.get("hearing.whisper.unprompted", d.unprompted),
+            as_sentences=config.get("hearing.whisper.as_sentences", d.as_sentences),
+            as_sentences_within=config.get("hearing.whisper.as_sentences_within", d.as_sentences_within,
+                                           minimum=0.0, maximum=50.0),
         )
 
     @property
@@ -281,7 +286,9 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
                                     runner_up_distance=settings.runner_up_distance,
                                     score_nearest=settings.score_nearest, score_distance=settings.score_distance,
                                     score_within=settings.score_within, score_margin=settings.score_margin,
-                                    first_within=settings.first_within, unprompted=settings.unprompted)
+                                    first_within=settings.first_within, unprompted=settings.unprompted,
+                                    as_sentences=settings.as_sentences,
+                                    as_sentences_within=settings.as_sentences_within)
         except ModelError as error:
             if not fallback:
                 raise

@@ -50,6 +50,12 @@ def prompt_for(help_sentences: Iterable[str]) -> str:
     return ", ".join(dict.fromkeys(s.strip() for s in help_sentences if s.strip())) + "."
 
 
+def prompt_as_sentences(help_sentences: Iterable[str]) -> str:
+    """Whisper's last prompt: the same examples, each a sentence of its own ("Pass. Quieter.")."""
+    kept = dict.fromkeys(s.strip() for s in help_sentences if s.strip())
+    return " ".join(s[0].upper() + s[1:] + "." for s in kept)
+
+
 @runtime_checkable
 class Recognizer(Protocol):
     name: str
@@ -137,7 +143,18 @@ class SecondOpinion:
     wrote "Enemy's defense is 71." So when nothing is spotted in the prompted transcript,
     Whisper writes the same audio once more without the prompt (``unprompted``; the decoding
     alone, the audio's encoding is kept) and a command spotted there is taken, before the first
-    pass's command is confirmed or vetoed. Chosen on the tuning voices with bench/veto_study.py."""
+    pass's command is confirmed or vetoed. Chosen on the tuning voices with bench/veto_study.py.
+
+    Last, when nothing at all has taken a command (the first pass's would be vetoed), Whisper
+    writes the audio once more prompted with the same examples each as a sentence of its own
+    ("Pass. Quieter. Phone keypad.") rather than as one list, and a command spotted there is
+    taken (``as_sentences``) when Whisper, under the first prompt, finds it at most
+    ``as_sentences_within`` less likely than its own best transcript: a short command alone is
+    likelier to be written as one ("Quieter." where the list prompt gave "Wider."), and so, in
+    loud babble, is a command nobody said ("Keep going."), which that likelihood mostly tells
+    apart. Tried before everything else it took more wrong commands than it gave right ones
+    (bench/prompt_study.py); as the last try it was chosen on the tuning voices with
+    bench/veto_study.py --restyle."""
 
     transcriber: Transcriber
     spotter: Spotter
@@ -152,6 +169,8 @@ class SecondOpinion:
     score_margin: float = 3.0
     first_within: float = 14.0
     unprompted: bool = True
+    as_sentences: bool = False
+    as_sentences_within: float = 4.0
 
 
 class Ear:
@@ -294,12 +313,12 @@ class Ear:
             distance = min(second.spotter.distance(t, first.command) for t in texts)
             if distance <= second.confirm_distance:
                 return first  # Whisper (half-)heard the same command
-            weighed = self._runner_up(texts) or self._weigh(texts, first)
+            weighed = self._runner_up(texts) or self._weigh(texts, first) or self._as_sentences(texts)
             if weighed is not None:
                 return weighed
             return NotRecognized(text, f"vetoed {first.text!r}: Whisper heard {text!r} "
                                        f"({distance:.2f} from it)", first.confidence)
-        weighed = self._runner_up(texts) or self._weigh(texts, None)
+        weighed = self._runner_up(texts) or self._weigh(texts, None) or self._as_sentences(texts)
         if weighed is not None:
             return weighed
         if "not allowed now" in opinion.reason or not isinstance(first, NotRecognized):
@@ -319,6 +338,25 @@ class Ear:
                     and second.spotter.distance(texts[0], spotted.command) <= second.runner_up_distance):
                 return Transcript(spotted.text, spotted.confidence, texts[0], spotted.command, True)
         return None
+
+    def _as_sentences(self, texts: list[str]) -> Transcript | None:
+        """The last try (``SecondOpinion.as_sentences``): the command spotted in what Whisper
+        writes of the same audio prompted with each allowed example as a sentence, when Whisper,
+        under the first prompt, finds it within ``as_sentences_within`` as likely as its own best
+        transcript ``texts[0]``; or None."""
+        second = self.second
+        assert second is not None
+        if not second.as_sentences:
+            return None
+        again = second.transcriber.again(prompt_as_sentences(self.sentences.help_for(self.graph.intents)), 1)
+        spotted = self.spot(again[0]) if again else None
+        if not isinstance(spotted, Transcript) or spotted.command is None:
+            return None
+        score = second.transcriber.score([written(spotted.text)])[0]
+        own = second.transcriber.score([texts[0]], ending=False)[0]
+        if own == -math.inf or score < own - second.as_sentences_within:
+            return None
+        return Transcript(spotted.text, spotted.confidence, again[0], spotted.command, True)
 
     def _weigh(self, texts: list[str], first: Transcript | None) -> Transcript | None:
         """The command Whisper itself scores as what was said, among those nearest its

@@ -25,6 +25,7 @@ from assistant.sentences import SentenceSet
 from assistant.volume import Volume
 
 if TYPE_CHECKING:
+    from assistant.hearing import HearingSettings
     from assistant.phone import PhoneKeypad  # imported when one is used: it brings aiohttp
 
 #: Said once after the start (or resume) when ``listen: push-to-talk``.
@@ -63,6 +64,15 @@ def live_settings(config: Config) -> LiveSettings:
     )
 
 
+def hear_pushed_to_talk(hearing: HearingSettings) -> None:
+    """Only what is said after a talk press is heard, so table talk cannot reach the ear: no
+    need to doubt commands for sounding unlike themselves, nor to veto them; and Whisper's last
+    try (``as_sentences``), off when listening always for the table talk it takes, is all gain."""
+    hearing.phone_check = hearing.early_phone_check = 0.0
+    hearing.veto = False
+    hearing.as_sentences = True
+
+
 def run_live(game: str | None, config: Config, games: Games, volume: Volume, power: Power) -> int:
     """Hands-free play of ``game``, or of the spoken menu's choices (``game`` None)."""
     from assistant.hearing import HearingSettings, ModelError, choose, open_ear, preload_whisper
@@ -77,10 +87,7 @@ def run_live(game: str | None, config: Config, games: Games, volume: Volume, pow
     keypad = working(open_keypad(config), lambda problem: print(
         f"keypad: {problem} Playing without it: secret codes can be spoken, shots are random.", file=sys.stderr))
     if loop_settings.push_to_talk and keypad is not None:
-        # Only what is said after a talk press is heard, so table talk cannot reach the ear:
-        # no need to doubt commands for sounding unlike themselves, nor to veto them.
-        hearing.phone_check = hearing.early_phone_check = 0.0
-        hearing.veto = False
+        hear_pushed_to_talk(hearing)
     if loop_settings.push_to_talk and keypad is None:
         print("listen: push-to-talk needs a keypad to talk with; listening always instead.", file=sys.stderr)
         loop_settings.listen = "always"
