@@ -11,6 +11,7 @@ import pytest
 from assistant.config import Config, default_state_dir, state_dir
 from assistant.games import omega_virus
 from assistant.games.omega_virus.engine import Settings
+from assistant.hearing import HearingSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,6 +21,12 @@ def test_shipped_config_is_valid_and_matches_the_defaults() -> None:
     settings = omega_virus.settings_from_config(config)
     assert config.problems == []
     assert settings == Settings().to_dict()
+
+
+def test_shipped_hearing_settings_are_the_defaults() -> None:
+    config = Config.load(ROOT / "config.yaml")
+    assert HearingSettings.from_config(config) == HearingSettings()
+    assert config.problems == []
 
 
 def test_bad_values_name_the_line_and_keep_the_default() -> None:
