@@ -151,10 +151,12 @@ class SecondOpinion:
     taken (``as_sentences``) when Whisper, under the first prompt, finds it at most
     ``as_sentences_within`` less likely than its own best transcript: a short command alone is
     likelier to be written as one ("Quieter." where the list prompt gave "Wider."), and so, in
-    loud babble, is a command nobody said ("Keep going."), which that likelihood mostly tells
-    apart. Tried before everything else it took more wrong commands than it gave right ones
-    (bench/prompt_study.py); as the last try it was chosen on the tuning voices with
-    bench/veto_study.py --restyle."""
+    loud babble, is a command nobody said ("Keep going." for "repeat after me", which Whisper
+    finds likelier than what it wrote first). On the tuning voices (bench/veto_study.py
+    --restyle) it took 12 more of 735 commands and one more of 448 table-talk clips, so it is
+    off when listening always and on with push-to-talk, where table talk is not heard. Tried
+    before everything else it took more wrong commands than it gave right ones
+    (bench/prompt_study.py)."""
 
     transcriber: Transcriber
     spotter: Spotter
