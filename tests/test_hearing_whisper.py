@@ -16,7 +16,7 @@ from assistant.engine import Command
 from assistant.games import game_module
 from assistant.hearing import HearingSettings, choose, open_ear
 from assistant.hearing.events import NotRecognized, Transcript
-from assistant.hearing.recognizer import ModelError
+from assistant.hearing.recognizer import ModelError, prompt_as_sentences
 from assistant.hearing.spoken import ClipMaker, Speaker
 from assistant.hearing.whisper_engine import (
     WHISPER_FILES,
@@ -301,3 +301,26 @@ def test_whisper_scores_a_text_it_would_not_end_with_as_impossible(maker: ClipMa
     whole, start, other = whisper.score([best, "Keep going.", "Roll the dice."])
     assert whole > -10.0 and start == float("-inf"), (best, whole, start)
     assert other < whole
+
+
+@pytest.mark.parametrize("game, line", [("msx-cards", "that attack was unfair"),
+                                        ("prologue", "keep going, you're nearly there")])
+def test_the_last_try_takes_no_table_talk_said_clearly(maker: ClipMaker, game: str, line: str) -> None:
+    # As push-to-talk has it (as_sentences on): Whisper writes the talk once more under the
+    # sentence prompt, for real, and nothing is taken.
+    ear = open_ear(HearingSettings(recognizer="hybrid", as_sentences=True), game_module(game).sentences(), None,
+                   engine="hybrid", fallback=False)
+    assert ear.second is not None
+    transcriber = ear.second.transcriber
+    asked: list[str] = []
+    real_again = transcriber.again
+
+    def again(prompt: str = "", count: int = 1) -> list[str]:
+        asked.append(prompt)
+        return real_again(prompt, count)
+
+    transcriber.again = again  # type: ignore[method-assign]  # watched, not replaced
+    for voice in OTHER_VOICES:
+        heard = ear.hear(maker.say(line, voice))
+        assert isinstance(heard, NotRecognized), (voice.label, heard)
+    assert prompt_as_sentences(ear.sentences.help_for(ear.graph.intents)) in asked, asked  # the last try ran
