@@ -98,16 +98,29 @@ def study_clips(voices: str, study: Sequence[str], games: dict[str, SentenceSet]
     return clips
 
 
+def study_ears() -> tuple[dict[str, SentenceSet], dict[str, Any], dict[str, Any]]:
+    """Every game's sentences, its listening moments and a hybrid Ear of its own."""
+    games = {name: game_module(name).sentences() for name in GAMES}
+    moments = {name: listening_moments(name) for name in games}
+    ears = {name: open_ear(HearingSettings(recognizer="hybrid"), games[name], engine="hybrid", fallback=False)
+            for name in games}
+    return games, moments, ears
+
+
+def default_how(d: HearingSettings, unprompted: bool = True) -> dict[str, Any]:
+    """``decide``'s arguments for the settings ``d`` (``unprompted``: when the record has it)."""
+    return {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
+            "score": (d.score_within, d.score_margin), "first_within": d.first_within,
+            "unprompted": d.unprompted and unprompted,
+            "as_sentences": d.as_sentences_within if d.as_sentences else None}
+
+
 def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS,
            bare_decode: bool = False) -> None:
-    names = list(GAMES)
-    games = {name: game_module(name).sentences() for name in names}
+    games, moments, ears = study_ears()
     maker = ClipMaker(cache)
     noise = babble(maker)
     clips = study_clips(voices, study, games)
-    moments = {name: listening_moments(name) for name in names}
-    ears = {name: open_ear(HearingSettings(recognizer="hybrid"), games[name], engine="hybrid", fallback=False)
-            for name in names}
     # a record cut short is taken up where it stopped
     done = len(out.read_text().splitlines()) if out.exists() else 0
     with out.open("a") as f:
@@ -188,17 +201,13 @@ def styled_transcript(ear: Any, audio: bytes) -> dict[str, Any]:
 
 def restyle(voices: str, records: Path, out: Path, cache: Path) -> None:
     """``records`` (made by an earlier version of this study) into ``out`` with Whisper's
-    last-try transcript added ("styled", "styled_spot") to every clip whose prompted transcript
+    last-try transcript added ("styled", "styled_spot", "styled_score") to every clip whose prompted transcript
     spots nothing (the others never come to the last try): those clips are heard again."""
-    names = list(GAMES)
-    games = {name: game_module(name).sentences() for name in names}
+    games, moments, ears = study_ears()
     rows = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
     clips = study_clips(voices, list(dict.fromkeys(r["condition"] for r in rows)), games)
     maker = ClipMaker(cache)
     noise = babble(maker)
-    moments = {name: listening_moments(name) for name in names}
-    ears = {name: open_ear(HearingSettings(recognizer="hybrid"), games[name], engine="hybrid", fallback=False)
-            for name in names}
     done = len(out.read_text().splitlines()) if out.exists() else 0
     with out.open("a") as f:
         for i, ((game, condition, text, speaker, expected, seed), row) in enumerate(zip(clips, rows, strict=False)):
@@ -222,11 +231,7 @@ def respot(records: Path, out: Path) -> None:
     """Spot again the transcripts recorded in ``records`` with the spotting code as it is now
     (same clips, grammars and first pass), into ``out``: a change to spotting is weighed without
     hearing every clip again."""
-    names = list(GAMES)
-    games = {name: game_module(name).sentences() for name in names}
-    moments = {name: listening_moments(name) for name in names}
-    ears = {name: open_ear(HearingSettings(recognizer="hybrid"), games[name], engine="hybrid", fallback=False)
-            for name in names}
+    games, moments, ears = study_ears()
     with out.open("w") as f:
         for line in records.read_text().splitlines():
             if not line.strip():
@@ -346,17 +351,15 @@ def simulate(paths: Sequence[Path]) -> None:
                                "unprompted": unprompted}
                         print(f"{within:>12} {margin:>13} {max(first, within):>13} {unprompted!s:>11}  "
                               f"{tally(rows, **how)}")
-        how = {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
-               "score": (d.score_within, d.score_margin), "first_within": d.first_within,
-               "unprompted": d.unprompted and bare}
+        how = {**default_how(d, bare), "as_sentences": None}
         print(f"the defaults ({d.score_within}, {d.score_margin}, {d.first_within}, {d.unprompted and bare}): "
               f"{tally(rows, **how)}")
         if all("styled_score" in r for r in rows):
             print("and the last try (as_sentences) after them, within:")
             for within in AS_SENTENCES_WITHIN:
-                print(f"{within:>12}  {tally(rows, **how, as_sentences=within)}")
+                print(f"{within:>12}  {tally(rows, **{**how, 'as_sentences': within})}")
             print(f"the defaults ({d.as_sentences and d.as_sentences_within}): "
-                  f"{tally(rows, **how, as_sentences=d.as_sentences_within if d.as_sentences else None)}")
+                  f"{tally(rows, **default_how(d, bare))}")
         else:
             print("the last try (as_sentences): not recorded (--restyle)")
 
@@ -369,9 +372,7 @@ def table(tuning: Path, held_out: Path) -> None:
     d = HearingSettings()
     sets = [[json.loads(line) for line in path.read_text().splitlines() if line.strip()]
             for path in (tuning, held_out)]
-    full = {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
-            "score": (d.score_within, d.score_margin), "first_within": d.first_within, "unprompted": d.unprompted,
-            "as_sentences": d.as_sentences_within if d.as_sentences else None}
+    full = default_how(d)
     other = {**full, "as_sentences": None if d.as_sentences else d.as_sentences_within}
     conditions = [c.name for c in CONDITIONS if any(r["condition"] == c.name for r in sets[0] + sets[1])]
 
