@@ -46,6 +46,7 @@ from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
 from assistant.hearing.recognizer import prompt_as_sentences, written  # noqa: E402
 from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
+from assistant.hearing.whisper_engine import DEFAULT_WHISPER_MODEL, KNOWN_MODELS, WhisperSettings  # noqa: E402
 from assistant.sentences import SentenceSet  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
     CONDITIONS,
@@ -98,12 +99,13 @@ def study_clips(voices: str, study: Sequence[str], games: dict[str, SentenceSet]
     return clips
 
 
-def study_ears() -> tuple[dict[str, SentenceSet], dict[str, Any], dict[str, Any]]:
-    """Every game's sentences, its listening moments and a hybrid Ear of its own."""
+def study_ears(model: str = DEFAULT_WHISPER_MODEL) -> tuple[dict[str, SentenceSet], dict[str, Any], dict[str, Any]]:
+    """Every game's sentences, its listening moments and a hybrid Ear of its own (Whisper
+    ``model``)."""
     games = {name: game_module(name).sentences() for name in GAMES}
     moments = {name: listening_moments(name) for name in games}
-    ears = {name: open_ear(HearingSettings(recognizer="hybrid"), games[name], engine="hybrid", fallback=False)
-            for name in games}
+    settings = HearingSettings(recognizer="hybrid", whisper=WhisperSettings(model=model))
+    ears = {name: open_ear(settings, games[name], engine="hybrid", fallback=False) for name in games}
     return games, moments, ears
 
 
@@ -116,8 +118,8 @@ def default_how(d: HearingSettings, unprompted: bool = True) -> dict[str, Any]:
 
 
 def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS,
-           bare_decode: bool = False) -> None:
-    games, moments, ears = study_ears()
+           bare_decode: bool = False, model: str = DEFAULT_WHISPER_MODEL) -> None:
+    games, moments, ears = study_ears(model)
     maker = ClipMaker(cache)
     noise = babble(maker)
     clips = study_clips(voices, study, games)
@@ -199,11 +201,12 @@ def styled_transcript(ear: Any, audio: bytes) -> dict[str, Any]:
             "styled_score": score}
 
 
-def restyle(voices: str, records: Path, out: Path, cache: Path) -> None:
+def restyle(voices: str, records: Path, out: Path, cache: Path, model: str = DEFAULT_WHISPER_MODEL) -> None:
     """``records`` (made by an earlier version of this study) into ``out`` with Whisper's
     last-try transcript added ("styled", "styled_spot", "styled_score") to every clip whose prompted transcript
-    spots nothing (the others never come to the last try): those clips are heard again."""
-    games, moments, ears = study_ears()
+    spots nothing (the others never come to the last try): those clips are heard again (by
+    Whisper ``model``, which must be the one the records were made with)."""
+    games, moments, ears = study_ears(model)
     rows = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
     clips = study_clips(voices, list(dict.fromkeys(r["condition"] for r in rows)), games)
     maker = ClipMaker(cache)
@@ -403,6 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="conditions to record (names as bench_accuracy prints them)")
     parser.add_argument("--bare", action="store_true", help="also record Whisper's transcripts without the prompt")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bench-clips"), help="clip cache folder")
+    parser.add_argument("--whisper-model", default=DEFAULT_WHISPER_MODEL, choices=list(KNOWN_MODELS),
+                        help="the Whisper model to record with (hearing.whisper.model)")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
     parser.add_argument("--respot", type=Path, help="a recorded file to spot again into --out (see respot)")
     parser.add_argument("--restyle", type=Path,
@@ -421,14 +426,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.restyle:
         if args.out is None:
             parser.error("--restyle FILE needs --out FILE")
-        restyle(args.voices, args.restyle, args.out, args.cache)
+        restyle(args.voices, args.restyle, args.out, args.cache, args.whisper_model)
         return 0
     if args.simulate:
         simulate(args.simulate)
         return 0
     if args.out is None:
         parser.error("--out FILE (or --simulate FILE...)")
-    record(args.voices, args.out, args.cache, args.conditions, args.bare)
+    record(args.voices, args.out, args.cache, args.conditions, args.bare, args.whisper_model)
     return 0
 
 

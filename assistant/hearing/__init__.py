@@ -24,7 +24,7 @@ from assistant.hearing.grammar import WordGraph, snap
 from assistant.hearing.recognizer import BaseRecognizer, Ear, ModelError, Recognizer, SecondOpinion, prompt_for
 from assistant.hearing.spotting import SpotSettings, Spotter
 from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model, model_folder
-from assistant.hearing.whisper_engine import WhisperSettings, WhisperTranscriber, find_model
+from assistant.hearing.whisper_engine import WhisperSettings, WhisperTranscriber, find_model, model_label
 from assistant.sentences import SentenceSet
 
 ENGINES = ("auto", "hybrid", "whisper", "vosk", "pocketsphinx", "text")
@@ -142,7 +142,8 @@ class Choice:
 
 
 def whisper_installed(settings: HearingSettings) -> bool:
-    """CTranslate2 and tokenizers importable and a tiny.en model present (not loaded, not checked)."""
+    """CTranslate2 and tokenizers importable and the configured Whisper model present (not loaded;
+    base's pieces are joined into models/ the first time)."""
     if not all(importlib.util.find_spec(name) for name in ("ctranslate2", "tokenizers")):
         return False
     try:
@@ -168,7 +169,8 @@ def choose(settings: HearingSettings) -> Choice:
         return Choice("vosk", f"Vosk with the model at {settings.vosk_folder}")
     first = _streaming(settings)
     if wanted == "hybrid" or whisper_installed(settings):
-        return Choice(first.engine, f"{first.note}; Whisper tiny.en decides what it doubts", "whisper")
+        return Choice(first.engine, f"{first.note}; Whisper {model_label(settings.whisper.model)} decides what it "
+                                    "doubts", "whisper")
     return Choice(first.engine, f"{first.note}; Whisper is not installed (no second opinion)")
 
 
@@ -223,7 +225,7 @@ _transcribers: dict[tuple[str, int, int], WhisperTranscriber] = {}
 
 
 def open_transcriber(settings: HearingSettings) -> WhisperTranscriber:
-    """Whisper tiny.en, loaded once per process and model (it is the same model for every game)."""
+    """The configured Whisper model, loaded once per process and model (the same for every game)."""
     folder = find_model(settings.whisper.model, settings.models_dir)
     key = (str(folder), settings.whisper.beam_size, settings.whisper.threads)
     found = _transcribers.get(key)

