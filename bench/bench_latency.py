@@ -1,6 +1,7 @@
 """Latency of the live loop through the PulseAudio virtual microphone and speaker.
 
     python -m bench.bench_latency [--trials 12] [--engines pocketsphinx,hybrid,whisper]
+        [--whisper-model faster-whisper-tiny.en | faster-whisper-base]
 
 Speaks commands into the virtual microphone again and again, and measures from the end of
 the player's speech to the first sample of the answer handed to the speaker. Per engine
@@ -45,6 +46,7 @@ from assistant.config import Config  # noqa: E402
 from assistant.games import omega_virus  # noqa: E402
 from assistant.hearing import Ear, HearingSettings, ModelError, Transcript, open_ear  # noqa: E402
 from assistant.hearing.spoken import HELD_OUT_SPEAKERS, TUNING_SPEAKERS, ClipMaker, Speaker  # noqa: E402
+from assistant.hearing.whisper_engine import DEFAULT_WHISPER_MODEL, KNOWN_MODELS  # noqa: E402
 from assistant.live.loop import LiveLoop, LiveSettings  # noqa: E402
 from assistant.live.microphone import Microphone  # noqa: E402
 from assistant.session import Session  # noqa: E402
@@ -124,9 +126,10 @@ def doubted_clips(config: Config, session: Session, count: int = 3, cache: Path 
     return found
 
 
-def measure(engine: str, trials: int, warm_up: int = 4, cache: Path | None = None) -> dict[str, list[float]] | None:
+def measure(engine: str, trials: int, warm_up: int = 4, cache: Path | None = None,
+            whisper_model: str = DEFAULT_WHISPER_MODEL) -> dict[str, list[float]] | None:
     """One session and one speaker per engine, its cases alternating trial by trial (a fair pairing)."""
-    config = Config.from_text("voice:\n  render_at_start: false\n")
+    config = Config.from_text(f"voice:\n  render_at_start: false\nhearing:\n  whisper:\n    model: {whisper_model}\n")
     ensure_audio()  # PulseAudio and its virtual speaker (started here, and stopped at exit, if need be)
     announcer = SpokenAnnouncer.from_config(config, echo=False, game="omega-virus",
                                             settings=omega_virus.settings_from_config(config))
@@ -222,12 +225,14 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=12)
     parser.add_argument("--engines", default="pocketsphinx,hybrid,whisper", help="comma-separated")
     parser.add_argument("--cache", type=Path, help="clip cache folder (default: a temp folder)")
+    parser.add_argument("--whisper-model", default=DEFAULT_WHISPER_MODEL, choices=list(KNOWN_MODELS),
+                        help="hearing.whisper.model for the hybrid and Whisper")
     args = parser.parse_args()
     print("End of the player's speech to the first sample of the answer (PulseAudio virtual devices,")
-    print(f"Command Center after sign-on; {args.trials} trials each):")
+    print(f"Command Center after sign-on; {args.trials} trials each; Whisper model {args.whisper_model}):")
     with tempfile.TemporaryDirectory() as tmp:
         for engine in (e.strip() for e in args.engines.split(",") if e.strip()):
-            results = measure(engine, args.trials, cache=args.cache or Path(tmp))
+            results = measure(engine, args.trials, cache=args.cache or Path(tmp), whisper_model=args.whisper_model)
             if results is None:
                 continue
             print(f"{engine}:")

