@@ -11,12 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.engine import Command
-from assistant.games import game_module
 from assistant.hearing import HearingSettings, choose, open_ear, open_transcriber
-from assistant.hearing.events import NotRecognized, Transcript
+from assistant.hearing.events import NotRecognized
 from assistant.hearing.recognizer import ModelError
-from assistant.hearing.spoken import ClipMaker, Speaker
+from assistant.hearing.spoken import ClipMaker
 from assistant.hearing.whisper_engine import (
     BASE_FILES,
     BASE_MODEL,
@@ -28,19 +26,7 @@ from assistant.hearing.whisper_engine import (
     packaged_model,
     verify,
 )
-
-OMEGA = game_module("omega-virus").sentences()
-MOVE = ["explore", "pass", "teleport", "attack", "repeat", "time_left", "inventory", "help", "pause", "new_game"]
-#: Voices of neither the tuning nor the held-out benchmark set (as in test_hearing_whisper).
-OTHER_VOICES = (Speaker("espeak", "en-gb-scotland", 1.0, 50), Speaker("espeak", "en-us+f2", 1.1, 60),
-                Speaker("espeak", "en-029", 1.0, 45))
-COMMANDS = [
-    ("explore room one two zero", Command("explore", {"d1": "1", "d2": "2", "d3": "0"})),
-    ("teleport", Command("teleport", {})),
-    ("attack the blue probe", Command("attack", {"target": "blue", "unit": "probe"})),
-    ("how much time is left", Command("time_left", {})),
-    ("pass", Command("pass", {})),
-]
+from tests.test_hearing_whisper import MOVE, OMEGA, OTHER_VOICES, hear_commands
 
 
 @pytest.fixture(scope="module")
@@ -145,15 +131,7 @@ def test_base_is_told_to_write_english(base_settings: HearingSettings, maker: Cl
 def test_base_hears_commands_in_voices_nobody_tuned_on(base_settings: HearingSettings, maker: ClipMaker) -> None:
     ear = open_ear(HearingSettings(recognizer="whisper", models_dir=base_settings.models_dir,
                                    whisper=base_settings.whisper), OMEGA, MOVE, engine="whisper", fallback=False)
-    right, wrong = 0, []
-    for voice in OTHER_VOICES:
-        for text, command in COMMANDS:
-            heard = ear.hear(maker.say(text, voice))
-            got = heard.command if isinstance(heard, Transcript) else None
-            if got == command:
-                right += 1
-            else:
-                wrong.append((voice.label, text, heard, got))
+    right, wrong = hear_commands(ear, maker)
     # Measured: base alone 9 of these 15, 2 wrong ("pass" written "Pause." twice); tiny.en alone
     # 10 (test_hearing_whisper): on so few clips neither model is the better, bench/veto_study.py
     # --whisper-model weighs them on the benchmark's clips.
@@ -169,17 +147,10 @@ def test_the_hybrid_with_base_decides_what_the_first_pass_missed(base_settings: 
                                                                 maker: ClipMaker) -> None:
     hybrid = open_ear(base_settings, OMEGA, MOVE, engine="hybrid", fallback=False)
     assert hybrid.second is not None and hybrid.second.transcriber is open_transcriber(base_settings)
-    right = 0
-    results = []
-    for voice in OTHER_VOICES:
-        for text, command in COMMANDS:
-            heard = hybrid.hear(maker.say(text, voice))
-            got = heard.command if isinstance(heard, Transcript) else None
-            right += got == command
-            results.append((voice.label, text, got))
+    right, wrong = hear_commands(hybrid, maker)
     # Measured: 13 of 15, 1 wrong ("pass" written "Pause."; tiny.en's hybrid 15 of 15)
-    assert right >= 12, results
-    assert sum(got not in (None, dict(COMMANDS)[text]) for _, text, got in results) <= 1, results
+    assert right >= 12, wrong
+    assert sum(got is not None for *_, got in wrong) <= 1, wrong
 
 
 def test_setup_readies_base_from_its_packages_or_names_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

