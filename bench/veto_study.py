@@ -208,7 +208,7 @@ def restyle(voices: str, records: Path, out: Path, cache: Path, model: str = DEF
     spots nothing (the others never come to the last try): those clips are heard again (by
     Whisper ``model``, which must be the one the records were made with)."""
     games, moments, ears = study_ears(model)
-    rows = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
+    rows = read_records(records)
     clips = study_clips(voices, list(dict.fromkeys(r["condition"] for r in rows)), games)
     maker = ClipMaker(cache)
     noise = babble(maker)
@@ -329,7 +329,7 @@ def tally(rows: list[dict[str, Any]], **how: Any) -> str:
 def simulate(paths: Sequence[Path]) -> None:
     d = HearingSettings()
     for path in paths:
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        rows = read_records(path)
         conditions = sorted({r["condition"] for r in rows if r["expected"]})
         print(f"{path}: {sum(1 for r in rows if r['expected'])} command clips, "
               f"{sum(1 for r in rows if not r['expected'])} table-talk clips")
@@ -368,35 +368,57 @@ def simulate(paths: Sequence[Path]) -> None:
             print("the last try (as_sentences): not recorded (--restyle)")
 
 
-def table(tuning: Path, held_out: Path) -> None:
+def read_records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def same_clips(rows: list[dict[str, Any]], like: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
+    """The first of ``rows`` as many as ``like`` has (records of the same voice set are of the
+    same clips in the same order, so a record cut short is compared on the clips it has)."""
+    if len(rows) < len(like):
+        raise SystemExit(f"{path} has {len(rows)} clips, fewer than the {len(like)} to compare with")
+    for i, (row, other) in enumerate(zip(rows, like, strict=False)):
+        if (row["text"], row["voice"], row["condition"]) != (other["text"], other["voice"], other["condition"]):
+            raise SystemExit(f"{path} line {i + 1} is not the same clip as the records compared with")
+    return rows[:len(like)]
+
+
+def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None) -> None:
     """Per condition, as bench_accuracy prints it: commands right on the tuning voices, the
     held-out voices and all, and table talk taken, by the hybrid's decision with the default
     settings, and with its last try (as_sentences) switched the other way (no effect on records
-    without it)."""
+    without it). ``like``: records of the two voice sets (another model's, say) whose clips
+    alone are counted."""
     d = HearingSettings()
-    sets = [[json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-            for path in (tuning, held_out)]
+    sets = [read_records(path) for path in (tuning, held_out)]
+    if like:
+        sets = [same_clips(rows, read_records(other), path)
+                for rows, other, path in zip(sets, like, (tuning, held_out), strict=True)]
+        print(f"on the first {len(sets[0])} tuning and {len(sets[1])} held-out clips (those of {like[0]} and "
+              f"{like[1]})")
     full = default_how(d)
     other = {**full, "as_sentences": None if d.as_sentences else d.as_sentences_within}
     conditions = [c.name for c in CONDITIONS if any(r["condition"] == c.name for r in sets[0] + sets[1])]
 
-    def cells(rows: list[dict[str, Any]], how: dict[str, Any]) -> tuple[int, int, int, int]:
+    def cells(rows: list[dict[str, Any]], how: dict[str, Any]) -> tuple[int, int, int, int, int]:
         commands = [r for r in rows if r["expected"]]
         talk = [r for r in rows if not r["expected"]]
-        return (sum(decide(r, **how) == r["expected"] for r in commands), len(commands),
+        said = [decide(r, **how) for r in commands]
+        return (sum(x == r["expected"] for x, r in zip(said, commands, strict=True)), len(commands),
+                sum(x not in (None, r["expected"]) for x, r in zip(said, commands, strict=True)),
                 sum(decide(r, **how) is not None for r in talk), len(talk))
 
     switched = (f"with the last try (as_sentences, within {d.as_sentences_within})" if not d.as_sentences
                 else "without the last try (as_sentences)")
     for label, how in (("defaults", full), (switched, other)):
         print(f"{label}:")
-        print("| condition | commands right (tuning / held-out / all) | table talk taken |")
-        print("|---|---|---|")
+        print("| condition | commands right (tuning / held-out / all) | other command taken | table talk taken |")
+        print("|---|---|---|---|")
         for name in [*conditions, "overall"]:
             parts = [[r for r in rows if name == "overall" or r["condition"] == name] for rows in sets]
-            (a, n, ta, tn), (b, m, tb, tm) = cells(parts[0], how), cells(parts[1], how)
+            (a, n, wa, ta, tn), (b, m, wb, tb, tm) = cells(parts[0], how), cells(parts[1], how)
             print(f"| {name} | {100 * a / n:.1f}% / {100 * b / m:.1f}% / **{100 * (a + b) / (n + m):.1f}%** "
-                  f"| {ta + tb}/{tn + tm} |")
+                  f"| {wa + wb}/{n + m} | {ta + tb}/{tn + tm} |")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -417,9 +439,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a recorded file of --voices to add the last try's transcripts to, into --out")
     parser.add_argument("--table", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
                         help="records of the two voice sets: per condition, as bench_accuracy prints it")
+    parser.add_argument("--like", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
+                        help="with --table: count only the clips these records have (e.g. another model's, "
+                             "cut short)")
     args = parser.parse_args(argv)
     if args.table:
-        table(*args.table)
+        table(*args.table, like=args.like)
         return 0
     if args.respot:
         if args.out is None:
