@@ -160,10 +160,10 @@ def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CON
             sentences = [close.sentence if close is not None else first_text for close in near.values()]
             scores = second.transcriber.score([texts[0]], ending=False) + second.transcriber.score(
                 [written(x) for x in sentences])
-            # Whisper again without the prompt (after scoring: it replaces the kept encoding's prompt)
+            styled = styled_transcript(ear, None)  # on the kept encoding, scored under the first prompt
+            # Whisper again without the prompt (last: it replaces the kept encoding's prompt)
             bare = (second.transcriber.hypotheses(clip.tobytes(), "", 3) or [""]) if bare_decode else []
             bare_spots = [ear.spot(t) for t in bare]
-            styled = styled_transcript(ear, clip.tobytes())
             f.write(json.dumps({
                 "game": game, "condition": condition.name, "voice": speaker.label, "text": text,
                 "expected": [expected.intent, dict(expected.slots)] if expected else None,
@@ -186,13 +186,14 @@ def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CON
                 print(f"{i} of {len(clips)} clips", file=sys.stderr, flush=True)
 
 
-def styled_transcript(ear: Any, audio: bytes) -> dict[str, Any]:
+def styled_transcript(ear: Any, audio: bytes | None) -> dict[str, Any]:
     """Whisper's transcript under the last try's prompt (each example a sentence:
     Ear._as_sentences), the command spotted in it, and Whisper's score of that command as the
     whole transcript under the first prompt, as in play: a record's "styled", "styled_spot" and
     "styled_score"."""
     second = ear.second
-    second.transcriber.hypotheses(audio, ear._prompt(), 1)  # the encoding, and the prompt scores are under
+    if audio is not None:  # None: the transcriber holds the audio's encoding under the first prompt already
+        second.transcriber.hypotheses(audio, ear._prompt(), 1)
     texts = second.transcriber.again(prompt_as_sentences(ear.sentences.help_for(ear.graph.intents)), 1)
     spotted = ear.spot(texts[0]) if texts else None
     command = spotted.command if isinstance(spotted, Transcript) else None

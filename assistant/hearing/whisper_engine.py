@@ -174,6 +174,10 @@ def join_pieces(folder: Path, pieces: dict[str, list[Path]], expected: dict[str,
         except OSError:
             if not is_whisper_model(folder, expected):  # else another process put it there first
                 raise
+        else:
+            for name in pieces:  # checked as written: verify() need not read them again
+                stat = (folder / name).stat()
+                _verified[(str(folder / name), stat.st_mtime, stat.st_size)] = expected[name]
     except OSError as error:
         raise ModelError(f"Could not write the Whisper model into {folder}: {error}") from error
     finally:
