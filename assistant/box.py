@@ -39,6 +39,8 @@ Settings = dict[str, Any]
 #: Every command the box answers.
 BOX_COMMANDS = BOX_INTENTS | GAME_BOX_INTENTS
 LISTENING_COMMANDS = BOX_COMMANDS - {"start_listening"}
+#: All the box listens for after "stop listening", until it is asked to listen again.
+ASLEEP_COMMANDS = frozenset({"start_listening"})
 #: Listened for only when phones are a keypad source (on_phone set): otherwise they would be
 #: one more sentence for table talk to be taken as.
 PHONE_COMMANDS = frozenset({"phone_keypad", "phone_hand_over"})
@@ -234,7 +236,7 @@ class Box:
 
     def allowed_intents(self) -> frozenset[str]:
         if not self.listening:
-            allowed = frozenset({"start_listening"})
+            allowed = ASLEEP_COMMANDS
         elif self.confirming is not None:
             allowed = frozenset({"yes", "no", "help"})
         else:

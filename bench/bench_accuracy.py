@@ -74,7 +74,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.box import LISTENING_COMMANDS, PHONE_COMMANDS  # noqa: E402
+from assistant.box import ASLEEP_COMMANDS, LISTENING_COMMANDS, PHONE_COMMANDS  # noqa: E402
 from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
@@ -203,7 +203,8 @@ def sample_commands(sentences: SentenceSet, per_intent: int, seed: int = 7) -> l
 
 def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 1) -> Counter[frozenset[str]]:
     """How often each set of allowed intents comes up in seeded random play of ``game``, with
-    the box's commands (main menu, volume ...) beside the game's, as in hands-free play."""
+    the box's commands (main menu, volume ...) beside the game's, as in hands-free play; and the
+    box's own moment after "stop listening", when "start listening" alone is listened for."""
     rng = random.Random(seed)
     seen: Counter[frozenset[str]] = Counter()
     pools: dict[str, list[str]] = {}
@@ -224,6 +225,9 @@ def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 
                 pools[intent] = [text for text, _ in session.sentences.expand([intent], limit=500)]
             if pools[intent]:
                 session.hear(rng.choice(pools[intent]))
+        asleep = ASLEEP_COMMANDS & frozenset(session.sentences.intents)
+        if asleep:
+            seen[asleep] += 1  # once a game: a player said "stop listening"
     return seen
 
 

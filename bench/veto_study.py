@@ -5,6 +5,8 @@
     .venv/bin/python bench/veto_study.py --simulate /tmp/veto-tuning.jsonl
     .venv/bin/python bench/veto_study.py --respot /tmp/veto-tuning.jsonl --out /tmp/respot.jsonl
     .venv/bin/python bench/veto_study.py --restyle /tmp/veto-tuning.jsonl --voices tuning --out /tmp/styled.jsonl
+    .venv/bin/python bench/veto_study.py --rehear /tmp/veto-tuning.jsonl --voices tuning --intents start_listening \
+        --out /tmp/reheard.jsonl
     .venv/bin/python bench/veto_study.py --table /tmp/veto-tuning.jsonl /tmp/veto-held-out.jsonl
 
 The first form hears bench_accuracy's clips (``--per-intent 1 --talk-voices 1``: every intent
@@ -127,63 +129,71 @@ def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CON
     # a record cut short is taken up where it stopped
     done = len(out.read_text().splitlines()) if out.exists() else 0
     with out.open("a") as f:
-        for i, (game, condition, text, speaker, expected, seed) in enumerate(clips):
+        for i, clip in enumerate(clips):
             if i < done:
                 continue
-            ear = ears[game]
-            second = ear.second
-            assert second is not None and ear.spotter is not None
-            ear.set_intents(grammar_for(moments[game], expected.intent if expected else None) or games[game].intents)
-            clip = make_clip(maker, text, speaker, condition, noise, seed)
-            ear.second = None  # the first pass alone, then Whisper on the same audio
-            first = ear.hear(clip)
-            ear.second = second
-            texts = second.transcriber.hypotheses(clip.tobytes(), ear._prompt(), 3) or [""]
-            spots = [ear.spot(t) for t in texts]
-            command = first.command if isinstance(first, Transcript) else None
-            found = [s.command if isinstance(s, Transcript) else None for s in spots]
-            # Whisper's own score of the nearest commands (second.transcriber kept the audio's encoding)
-            near: dict[Any, Any] = {command: None} if command is not None else {}
-            source: dict[Any, str] = {command: "first"} if command is not None else {}
-            for t in texts:
-                for close in second.spotter.nearest(t, ear.graph.intents, NEAREST):
-                    if close.command is not None and close.command not in near:
-                        near[close.command] = close
-                        source[close.command] = "whisper"
-            # the first pass's own words, even when it doubted or refused them
-            heard = first.heard if isinstance(first, NotRecognized) else first.heard or first.text
-            for close in second.spotter.nearest(heard, ear.graph.intents, NEAREST) if heard else []:
-                if close.command is not None and close.command not in near:
-                    near[close.command] = close
-                    source[close.command] = "heard"
-            first_text = first.text if isinstance(first, Transcript) else ""
-            sentences = [close.sentence if close is not None else first_text for close in near.values()]
-            scores = second.transcriber.score([texts[0]], ending=False) + second.transcriber.score(
-                [written(x) for x in sentences])
-            styled = styled_transcript(ear, None)  # on the kept encoding, scored under the first prompt
-            # Whisper again without the prompt (last: it replaces the kept encoding's prompt)
-            bare = (second.transcriber.hypotheses(clip.tobytes(), "", 3) or [""]) if bare_decode else []
-            bare_spots = [ear.spot(t) for t in bare]
-            f.write(json.dumps({
-                "game": game, "condition": condition.name, "voice": speaker.label, "text": text,
-                "expected": [expected.intent, dict(expected.slots)] if expected else None,
-                "first": [command.intent, dict(command.slots)] if command else None,
-                "texts": texts, "words": bool(ear.sentences.words(texts[0])),
-                "spots": [[c.intent, dict(c.slots)] if c else None for c in found],
-                "first_distances": [second.spotter.distance(t, command) for t in texts] if command else None,
-                "spot_distances": [second.spotter.distance(texts[0], c) if c else None for c in found],
-                "free_score": scores[0],
-                "cands": [[c.intent, dict(c.slots), x, close.distance if close is not None else None, sc,
-                           source[c]]
-                          for (c, close), x, sc in zip(near.items(), sentences, scores[1:], strict=True)],
-                "heard": heard, "bare": bare,
-                "bare_spots": [[s.command.intent, dict(s.command.slots)]
-                               if isinstance(s, Transcript) and s.command else None for s in bare_spots],
-                **styled,
-            }) + "\n")
+            game, expected = clip[0], clip[4]
+            grammar = grammar_for(moments[game], expected.intent if expected else None) or games[game].intents
+            f.write(json.dumps(hear_clip(ears[game], grammar, maker, noise, clip, bare_decode)) + "\n")
             f.flush()
             if i % 100 == 0:
                 print(f"{i} of {len(clips)} clips", file=sys.stderr, flush=True)
+
+
+def hear_clip(ear: Any, grammar: Any, maker: ClipMaker, noise: Any, clip: Clip, bare_decode: bool) -> dict[str, Any]:
+    """One clip heard as the record keeps it: the first pass alone, then Whisper on the same
+    audio (see the module's docstring), with ``grammar`` (the intents listened for)."""
+    game, condition, text, speaker, expected, seed = clip
+    second = ear.second
+    assert second is not None and ear.spotter is not None
+    ear.set_intents(grammar)
+    audio = make_clip(maker, text, speaker, condition, noise, seed)
+    ear.second = None  # the first pass alone, then Whisper on the same audio
+    first = ear.hear(audio)
+    ear.second = second
+    texts = second.transcriber.hypotheses(audio.tobytes(), ear._prompt(), 3) or [""]
+    spots = [ear.spot(t) for t in texts]
+    command = first.command if isinstance(first, Transcript) else None
+    found = [s.command if isinstance(s, Transcript) else None for s in spots]
+    # Whisper's own score of the nearest commands (second.transcriber kept the audio's encoding)
+    near: dict[Any, Any] = {command: None} if command is not None else {}
+    source: dict[Any, str] = {command: "first"} if command is not None else {}
+    for t in texts:
+        for close in second.spotter.nearest(t, ear.graph.intents, NEAREST):
+            if close.command is not None and close.command not in near:
+                near[close.command] = close
+                source[close.command] = "whisper"
+    # the first pass's own words, even when it doubted or refused them
+    heard = first.heard if isinstance(first, NotRecognized) else first.heard or first.text
+    for close in second.spotter.nearest(heard, ear.graph.intents, NEAREST) if heard else []:
+        if close.command is not None and close.command not in near:
+            near[close.command] = close
+            source[close.command] = "heard"
+    first_text = first.text if isinstance(first, Transcript) else ""
+    sentences = [close.sentence if close is not None else first_text for close in near.values()]
+    scores = second.transcriber.score([texts[0]], ending=False) + second.transcriber.score(
+        [written(x) for x in sentences])
+    styled = styled_transcript(ear, None)  # on the kept encoding, scored under the first prompt
+    # Whisper again without the prompt (last: it replaces the kept encoding's prompt)
+    bare = (second.transcriber.hypotheses(audio.tobytes(), "", 3) or [""]) if bare_decode else []
+    bare_spots = [ear.spot(t) for t in bare]
+    return {
+        "game": game, "condition": condition.name, "voice": speaker.label, "text": text,
+        "expected": [expected.intent, dict(expected.slots)] if expected else None,
+        "first": [command.intent, dict(command.slots)] if command else None,
+        "texts": texts, "words": bool(ear.sentences.words(texts[0])),
+        "spots": [[c.intent, dict(c.slots)] if c else None for c in found],
+        "first_distances": [second.spotter.distance(t, command) for t in texts] if command else None,
+        "spot_distances": [second.spotter.distance(texts[0], c) if c else None for c in found],
+        "free_score": scores[0],
+        "cands": [[c.intent, dict(c.slots), x, close.distance if close is not None else None, sc,
+                   source[c]]
+                  for (c, close), x, sc in zip(near.items(), sentences, scores[1:], strict=True)],
+        "heard": heard, "bare": bare,
+        "bare_spots": [[s.command.intent, dict(s.command.slots)]
+                       if isinstance(s, Transcript) and s.command else None for s in bare_spots],
+        **styled,
+    }
 
 
 def styled_transcript(ear: Any, audio: bytes | None) -> dict[str, Any]:
@@ -230,6 +240,32 @@ def restyle(voices: str, records: Path, out: Path, cache: Path, model: str = DEF
             f.flush()
             if i % 100 == 0:
                 print(f"{i} of {len(rows)} clips", file=sys.stderr, flush=True)
+
+
+def rehear(voices: str, records: Path, intents: Sequence[str], out: Path, cache: Path,
+           model: str = DEFAULT_WHISPER_MODEL, threads: int = 0) -> None:
+    """``records`` into ``out`` with the clips of commands of ``intents`` heard again (by Whisper
+    ``model``, the one the records were made with) with the listening moments as they are now,
+    the others copied: a change to the moment a command is asked in (its grammar and Whisper's
+    prompt) is weighed on those clips alone."""
+    games, moments, ears = study_ears(model, threads)
+    rows = read_records(records)
+    clips = study_clips(voices, list(dict.fromkeys(r["condition"] for r in rows)), games)
+    maker = ClipMaker(cache)
+    noise = babble(maker)
+    heard = 0
+    with out.open("w") as f:
+        for i, (clip, row) in enumerate(zip(clips, rows, strict=False)):
+            game, condition, text, speaker, expected, _ = clip
+            if (row["text"], row["voice"], row["condition"]) != (text, speaker.label, condition.name):
+                raise SystemExit(f"{records} line {i + 1} is not clip {i + 1} of the {voices} voices' study")
+            if expected is not None and expected.intent in intents:
+                grammar = grammar_for(moments[game], expected.intent) or games[game].intents
+                row = {**hear_clip(ears[game], grammar, maker, noise, clip, bool(row.get("bare"))),
+                       **({} if "styled" in row else {"styled": None, "styled_spot": None, "styled_score": None})}
+                heard += 1
+            f.write(json.dumps(row) + "\n")
+    print(f"{heard} of {len(rows)} clips heard again", file=sys.stderr)
 
 
 def respot(records: Path, out: Path) -> None:
@@ -438,6 +474,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--respot", type=Path, help="a recorded file to spot again into --out (see respot)")
     parser.add_argument("--restyle", type=Path,
                         help="a recorded file of --voices to add the last try's transcripts to, into --out")
+    parser.add_argument("--rehear", type=Path,
+                        help="a recorded file of --voices whose clips of --intents are heard again, into --out")
+    parser.add_argument("--intents", nargs="+", default=[], help="with --rehear: the commands heard again")
     parser.add_argument("--table", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
                         help="records of the two voice sets: per condition, as bench_accuracy prints it")
     parser.add_argument("--like", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
@@ -445,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "cut short)")
     args = parser.parse_args(argv)
     if args.table:
-        table(*args.table, like=args.like)
+        table(args.table[0], args.table[1], like=args.like)
         return 0
     if args.respot:
         if args.out is None:
@@ -456,6 +495,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.out is None:
             parser.error("--restyle FILE needs --out FILE")
         restyle(args.voices, args.restyle, args.out, args.cache, args.whisper_model)
+        return 0
+    if args.rehear:
+        if args.out is None or not args.intents:
+            parser.error("--rehear FILE needs --intents INTENT... and --out FILE")
+        rehear(args.voices, args.rehear, args.intents, args.out, args.cache, args.whisper_model, args.threads)
         return 0
     if args.simulate:
         simulate(args.simulate)

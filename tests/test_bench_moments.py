@@ -1,0 +1,19 @@
+"""The accuracy benchmark hears each command with the grammar of a moment of play that asks for
+it, as the box listens: a command is never heard among more sentences than play ever listens
+for at once ("start listening" only after "stop listening", when nothing else is listened for:
+the box's moment, tests/test_menu.py).
+"""
+
+from __future__ import annotations
+
+from assistant.box import ASLEEP_COMMANDS
+from bench.bench_accuracy import grammar_for, listening_moments
+
+
+def test_start_listening_is_heard_in_the_moment_after_stop_listening() -> None:
+    moments = listening_moments("planets", games=2, steps=40)
+    assert grammar_for(moments, "start_listening") == ASLEEP_COMMANDS
+    assert "start_listening" not in (grammar_for(moments, None) or set())  # table talk: the widest moment
+    assert "stop_listening" in (grammar_for(moments, None) or set())
+    assert grammar_for(moments, "stop_listening") != ASLEEP_COMMANDS
+
