@@ -48,7 +48,12 @@ from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
 from assistant.hearing.recognizer import prompt_as_sentences, written  # noqa: E402
 from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
-from assistant.hearing.whisper_engine import DEFAULT_WHISPER_MODEL, KNOWN_MODELS, WhisperSettings  # noqa: E402
+from assistant.hearing.whisper_engine import (  # noqa: E402
+    DEFAULT_WHISPER_MODEL,
+    KNOWN_MODELS,
+    WhisperSettings,
+    model_score_distance,
+)
 from assistant.sentences import SentenceSet  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
     CONDITIONS,
@@ -62,12 +67,14 @@ from bench.bench_accuracy import (  # noqa: E402
     voices_for,
 )
 
+TINY_SCORE_DISTANCE = model_score_distance(DEFAULT_WHISPER_MODEL)
 STUDY_CONDITIONS = ("clean", "white 20 dB", "babble 20 dB", "reverb")
 CONFIRM = (0.3, 0.4, 0.5, 0.6)
 RUNNER_UP = (0.4, 0.6, 0.8)
 NEAREST = 3
 SCORE_WITHIN = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
 SCORE_MARGIN = (2.0, 3.0, 4.0)
+SCORE_DISTANCE = (0.6, 0.8, 0.9, 1.0, 1.2, 1.5, 2.0, 5.0)
 FIRST_WITHIN = (0.0, 6.0, 8.0, 10.0, 12.0, 14.0)
 AS_SENTENCES_WITHIN = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 20.0, 1000.0)
 
@@ -116,7 +123,7 @@ def default_how(d: HearingSettings, unprompted: bool = True) -> dict[str, Any]:
     """``decide``'s arguments for the settings ``d`` (``unprompted``: when the record has it)."""
     return {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
             "score": (d.score_within, d.score_margin), "first_within": d.first_within,
-            "unprompted": d.unprompted and unprompted,
+            "distance": d.weigh_distance, "unprompted": d.unprompted and unprompted,
             "as_sentences": d.as_sentences_within if d.as_sentences else None}
 
 
@@ -296,7 +303,7 @@ def respot(records: Path, out: Path) -> None:
             f.write(json.dumps(row) + "\n")
 
 
-def weigh(row: dict[str, Any], within: float, margin: float, distance: float = 0.8,
+def weigh(row: dict[str, Any], within: float, margin: float, distance: float = TINY_SCORE_DISTANCE,
           first_within: float | None = None) -> Any:
     """Ear._weigh's outcome for a recorded clip (needs a record with "cands"): ``first_within``
     is the wider score_within for the first pass's own command (None: the same)."""
@@ -317,13 +324,15 @@ def weigh(row: dict[str, Any], within: float, margin: float, distance: float = 0
 
 
 def decide(row: dict[str, Any], confirm: float, runner_up: float, score: tuple[float, float] | None = None,
-           first_within: float | None = None, unprompted: bool = False, as_sentences: float | None = None) -> Any:
+           first_within: float | None = None, unprompted: bool = False, as_sentences: float | None = None,
+           distance: float = TINY_SCORE_DISTANCE) -> Any:
     """Ear.decide's outcome for a recorded clip (``score``: score_within and score_margin, or
-    None for no weighing by Whisper's score; ``unprompted``: a command spotted in Whisper's
+    None for no weighing by Whisper's score, of the commands at most ``distance`` (score_distance)
+    from a transcript; ``unprompted``: a command spotted in Whisper's
     unprompted transcript is taken next, needs a record made with --bare; ``as_sentences``:
     the last try's, within that of Whisper's own transcript's score, or None for off; needs
     "styled_spot" in the record)."""
-    taken = decide_before_last(row, confirm, runner_up, score, first_within, unprompted)
+    taken = decide_before_last(row, confirm, runner_up, score, first_within, unprompted, distance)
     if taken is not None or as_sentences is None or row.get("styled_score") is None:
         return taken
     if row["free_score"] == -math.inf or row["styled_score"] < row["free_score"] - as_sentences:
@@ -332,17 +341,18 @@ def decide(row: dict[str, Any], confirm: float, runner_up: float, score: tuple[f
 
 
 def decide_before_last(row: dict[str, Any], confirm: float, runner_up: float,
-                       score: tuple[float, float] | None, first_within: float | None, unprompted: bool) -> Any:
+                       score: tuple[float, float] | None, first_within: float | None, unprompted: bool,
+                       distance: float = TINY_SCORE_DISTANCE) -> Any:
     if row["spots"][0]:
         return row["spots"][0]
     if unprompted and row.get("bare_spots") and row["bare_spots"][0]:
         return row["bare_spots"][0]
     if row["first"] and (not row["words"] or min(row["first_distances"]) <= confirm):
         return row["first"]
-    for spot, distance in zip(row["spots"][1:], row["spot_distances"][1:], strict=True):
-        if spot and distance is not None and distance <= runner_up:
+    for spot, apart in zip(row["spots"][1:], row["spot_distances"][1:], strict=True):
+        if spot and apart is not None and apart <= runner_up:
             return spot
-    return weigh(row, *score, first_within=first_within) if score else None
+    return weigh(row, *score, distance=distance, first_within=first_within) if score else None
 
 
 def tally(rows: list[dict[str, Any]], **how: Any) -> str:
@@ -363,8 +373,10 @@ def tally(rows: list[dict[str, Any]], **how: Any) -> str:
             f"   {' '.join(per)}")
 
 
-def simulate(paths: Sequence[Path]) -> None:
-    d = HearingSettings()
+def simulate(paths: Sequence[Path], model: str = DEFAULT_WHISPER_MODEL) -> None:
+    """The grids (see the module's docstring) on records made with Whisper ``model``, whose own
+    thresholds (score_distance) are the defaults."""
+    d = HearingSettings(whisper=WhisperSettings(model=model))
     for path in paths:
         rows = read_records(path)
         conditions = sorted({r["condition"] for r in rows if r["expected"]})
@@ -393,6 +405,10 @@ def simulate(paths: Sequence[Path]) -> None:
                         print(f"{within:>12} {margin:>13} {max(first, within):>13} {unprompted!s:>11}  "
                               f"{tally(rows, **how)}")
         how = {**default_how(d, bare), "as_sentences": None}
+        print("score_distance (the farthest a weighed command may be from a transcript; the other "
+              "settings as they are): distance  commands right   wrong  table talk   per condition")
+        for distance in SCORE_DISTANCE:
+            print(f"{distance:>12}  {tally(rows, **{**how, 'distance': distance})}")
         print(f"the defaults ({d.score_within}, {d.score_margin}, {d.first_within}, {d.unprompted and bare}): "
               f"{tally(rows, **how)}")
         if all("styled_score" in r for r in rows):
@@ -420,13 +436,15 @@ def same_clips(rows: list[dict[str, Any]], like: list[dict[str, Any]], path: Pat
     return rows[:len(like)]
 
 
-def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None) -> None:
+def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None,
+          model: str = DEFAULT_WHISPER_MODEL) -> None:
     """Per condition, as bench_accuracy prints it: commands right on the tuning voices, the
     held-out voices and all, and table talk taken, by the hybrid's decision with the default
     settings, and with its last try (as_sentences) switched the other way (no effect on records
     without it). ``like``: records of the two voice sets (another model's, say) whose clips
-    alone are counted."""
-    d = HearingSettings()
+    alone are counted; ``model``: the Whisper model the records were made with (its own
+    thresholds are the defaults)."""
+    d = HearingSettings(whisper=WhisperSettings(model=model))
     sets = [read_records(path) for path in (tuning, held_out)]
     if like:
         sets = [same_clips(rows, read_records(other), path)
@@ -467,7 +485,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bare", action="store_true", help="also record Whisper's transcripts without the prompt")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bench-clips"), help="clip cache folder")
     parser.add_argument("--whisper-model", default=DEFAULT_WHISPER_MODEL, choices=list(KNOWN_MODELS),
-                        help="the Whisper model to record with (hearing.whisper.model)")
+                        help="the Whisper model to record with (hearing.whisper.model); with --table and "
+                             "--simulate, the one the records were made with")
     parser.add_argument("--threads", type=int, default=0,
                         help="Whisper's CPU threads (0: all; 1 when two records run at once on two cores)")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
@@ -484,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "cut short)")
     args = parser.parse_args(argv)
     if args.table:
-        table(args.table[0], args.table[1], like=args.like)
+        table(args.table[0], args.table[1], like=args.like, model=args.whisper_model)
         return 0
     if args.respot:
         if args.out is None:
@@ -502,7 +521,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rehear(args.voices, args.rehear, args.intents, args.out, args.cache, args.whisper_model, args.threads)
         return 0
     if args.simulate:
-        simulate(args.simulate)
+        simulate(args.simulate, args.whisper_model)
         return 0
     if args.out is None:
         parser.error("--out FILE (or --simulate FILE...)")

