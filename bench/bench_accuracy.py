@@ -203,8 +203,9 @@ def sample_commands(sentences: SentenceSet, per_intent: int, seed: int = 7) -> l
 
 def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 1) -> Counter[frozenset[str]]:
     """How often each set of allowed intents comes up in seeded random play of ``game``, with
-    the box's commands (main menu, volume ...) beside the game's, as in hands-free play; and the
-    box's own moment after "stop listening", when "start listening" alone is listened for."""
+    the box's commands (main menu, volume ...) beside the game's, as in hands-free play without
+    phones; the box's own moment after "stop listening", when "start listening" alone is
+    listened for; and the widest moment with phones as keypads, their commands beside it."""
     rng = random.Random(seed)
     seen: Counter[frozenset[str]] = Counter()
     pools: dict[str, list[str]] = {}
@@ -228,12 +229,19 @@ def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 
         asleep = ASLEEP_COMMANDS & frozenset(session.sentences.intents)
         if asleep:
             seen[asleep] += 1  # once a game: a player said "stop listening"
+    phones = PHONE_COMMANDS & frozenset(session.sentences.intents)
+    if phones and seen:
+        # with phones as keypads, the box listens for their commands beside each moment's
+        widest = max(seen, key=lambda allowed: (len(allowed), sorted(allowed)))
+        seen[widest | phones] += 1
     return seen
 
 
 def grammar_for(moments: Counter[frozenset[str]], intent: str | None) -> frozenset[str] | None:
-    """The largest moment that allows ``intent`` (of all moments for None); None if none does."""
-    fitting = [allowed for allowed in moments if intent is None or intent in allowed]
+    """The largest moment that allows ``intent`` (for None, table talk: of all moments without
+    phones); None if none does."""
+    fitting = [allowed for allowed in moments
+               if (intent in allowed if intent is not None else not allowed & PHONE_COMMANDS)]
     return max(fitting, key=lambda allowed: (len(allowed), sorted(allowed))) if fitting else None
 
 

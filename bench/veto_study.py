@@ -71,7 +71,10 @@ TINY_SCORE_DISTANCE = model_score_distance(DEFAULT_WHISPER_MODEL)
 STUDY_CONDITIONS = ("clean", "white 20 dB", "babble 20 dB", "reverb")
 CONFIRM = (0.3, 0.4, 0.5, 0.6)
 RUNNER_UP = (0.4, 0.6, 0.8)
-NEAREST = 3
+#: the commands nearest each transcript a record scores (its "cands" carry their rank, so
+#: score_nearest up to this is replayed)
+NEAREST = 6
+SCORE_NEAREST = (1, 2, 3, 4, 5, 6)
 SCORE_WITHIN = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
 SCORE_MARGIN = (2.0, 3.0, 4.0)
 SCORE_DISTANCE = (0.6, 0.8, 0.9, 1.0, 1.2, 1.5, 2.0, 5.0)
@@ -123,7 +126,7 @@ def default_how(d: HearingSettings, unprompted: bool = True) -> dict[str, Any]:
     """``decide``'s arguments for the settings ``d`` (``unprompted``: when the record has it)."""
     return {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
             "score": (d.score_within, d.score_margin), "first_within": d.first_within,
-            "distance": d.weigh_distance, "unprompted": d.unprompted and unprompted,
+            "distance": d.weigh_distance, "nearest": d.score_nearest, "unprompted": d.unprompted and unprompted,
             "as_sentences": d.as_sentences_within if d.as_sentences else None}
 
 
@@ -165,17 +168,21 @@ def hear_clip(ear: Any, grammar: Any, maker: ClipMaker, noise: Any, clip: Clip, 
     # Whisper's own score of the nearest commands (second.transcriber kept the audio's encoding)
     near: dict[Any, Any] = {command: None} if command is not None else {}
     source: dict[Any, str] = {command: "first"} if command is not None else {}
+    rank: dict[Any, int | None] = {command: None} if command is not None else {}
     for t in texts:
-        for close in second.spotter.nearest(t, ear.graph.intents, NEAREST):
+        for n, close in enumerate(second.spotter.nearest(t, ear.graph.intents, NEAREST)):
             if close.command is not None and close.command not in near:
                 near[close.command] = close
                 source[close.command] = "whisper"
+            if close.command is not None and source[close.command] == "whisper":
+                rank[close.command] = min(n, rank.get(close.command, n))
     # the first pass's own words, even when it doubted or refused them
     heard = first.heard if isinstance(first, NotRecognized) else first.heard or first.text
-    for close in second.spotter.nearest(heard, ear.graph.intents, NEAREST) if heard else []:
+    for n, close in enumerate(second.spotter.nearest(heard, ear.graph.intents, NEAREST) if heard else []):
         if close.command is not None and close.command not in near:
             near[close.command] = close
             source[close.command] = "heard"
+            rank[close.command] = n
     first_text = first.text if isinstance(first, Transcript) else ""
     sentences = [close.sentence if close is not None else first_text for close in near.values()]
     scores = second.transcriber.score([texts[0]], ending=False) + second.transcriber.score(
@@ -194,7 +201,7 @@ def hear_clip(ear: Any, grammar: Any, maker: ClipMaker, noise: Any, clip: Clip, 
         "spot_distances": [second.spotter.distance(texts[0], c) if c else None for c in found],
         "free_score": scores[0],
         "cands": [[c.intent, dict(c.slots), x, close.distance if close is not None else None, sc,
-                   source[c]]
+                   source[c], rank[c]]
                   for (c, close), x, sc in zip(near.items(), sentences, scores[1:], strict=True)],
         "heard": heard, "bare": bare,
         "bare_spots": [[s.command.intent, dict(s.command.slots)]
@@ -304,12 +311,15 @@ def respot(records: Path, out: Path) -> None:
 
 
 def weigh(row: dict[str, Any], within: float, margin: float, distance: float = TINY_SCORE_DISTANCE,
-          first_within: float | None = None) -> Any:
+          first_within: float | None = None, nearest: int = 3) -> Any:
     """Ear._weigh's outcome for a recorded clip (needs a record with "cands"): ``first_within``
-    is the wider score_within for the first pass's own command (None: the same)."""
+    is the wider score_within for the first pass's own command (None: the same); ``nearest``
+    (score_nearest) counts only in records that carry the candidates' ranks, made with
+    ``NEAREST`` per transcript (older ones hold the 3 nearest)."""
     if not row["words"]:
         return None
     cands = sorted((c for c in row["cands"] if (c[3] is None or c[3] <= distance) and c[4] > -math.inf
+                    and (len(c) < 7 or c[6] is None or c[6] < nearest)
                     and (len(c) < 6 or c[5] in ("first", "whisper"))),  # as Ear._weigh: not the "heard" ones
                    key=lambda c: -c[4])
     if not cands:
@@ -325,14 +335,14 @@ def weigh(row: dict[str, Any], within: float, margin: float, distance: float = T
 
 def decide(row: dict[str, Any], confirm: float, runner_up: float, score: tuple[float, float] | None = None,
            first_within: float | None = None, unprompted: bool = False, as_sentences: float | None = None,
-           distance: float = TINY_SCORE_DISTANCE) -> Any:
+           distance: float = TINY_SCORE_DISTANCE, nearest: int = 3) -> Any:
     """Ear.decide's outcome for a recorded clip (``score``: score_within and score_margin, or
     None for no weighing by Whisper's score, of the commands at most ``distance`` (score_distance)
     from a transcript; ``unprompted``: a command spotted in Whisper's
     unprompted transcript is taken next, needs a record made with --bare; ``as_sentences``:
     the last try's, within that of Whisper's own transcript's score, or None for off; needs
     "styled_spot" in the record)."""
-    taken = decide_before_last(row, confirm, runner_up, score, first_within, unprompted, distance)
+    taken = decide_before_last(row, confirm, runner_up, score, first_within, unprompted, distance, nearest)
     if taken is not None or as_sentences is None or row.get("styled_score") is None:
         return taken
     if row["free_score"] == -math.inf or row["styled_score"] < row["free_score"] - as_sentences:
@@ -342,7 +352,7 @@ def decide(row: dict[str, Any], confirm: float, runner_up: float, score: tuple[f
 
 def decide_before_last(row: dict[str, Any], confirm: float, runner_up: float,
                        score: tuple[float, float] | None, first_within: float | None, unprompted: bool,
-                       distance: float = TINY_SCORE_DISTANCE) -> Any:
+                       distance: float = TINY_SCORE_DISTANCE, nearest: int = 3) -> Any:
     if row["spots"][0]:
         return row["spots"][0]
     if unprompted and row.get("bare_spots") and row["bare_spots"][0]:
@@ -352,7 +362,7 @@ def decide_before_last(row: dict[str, Any], confirm: float, runner_up: float,
     for spot, apart in zip(row["spots"][1:], row["spot_distances"][1:], strict=True):
         if spot and apart is not None and apart <= runner_up:
             return spot
-    return weigh(row, *score, distance=distance, first_within=first_within) if score else None
+    return weigh(row, *score, distance=distance, first_within=first_within, nearest=nearest) if score else None
 
 
 def tally(rows: list[dict[str, Any]], **how: Any) -> str:
@@ -409,6 +419,14 @@ def simulate(paths: Sequence[Path], model: str = DEFAULT_WHISPER_MODEL) -> None:
               "settings as they are): distance  commands right   wrong  table talk   per condition")
         for distance in SCORE_DISTANCE:
             print(f"{distance:>12}  {tally(rows, **{**how, 'distance': distance})}")
+        if all(len(c) >= 7 for r in rows for c in r["cands"]):
+            print("score_nearest (the commands weighed per transcript; the other settings as they are):")
+            for nearest in SCORE_NEAREST:
+                for distance in SCORE_DISTANCE[1:]:
+                    these = {**how, "nearest": nearest, "distance": distance}
+                    print(f"{nearest:>6} {distance:>5}  {tally(rows, **these)}")
+        else:
+            print("score_nearest: the record holds the 3 nearest commands alone, without their ranks")
         print(f"the defaults ({d.score_within}, {d.score_margin}, {d.first_within}, {d.unprompted and bare}): "
               f"{tally(rows, **how)}")
         if all("styled_score" in r for r in rows):

@@ -6,7 +6,7 @@ the box's moment, tests/test_menu.py).
 
 from __future__ import annotations
 
-from assistant.box import ASLEEP_COMMANDS
+from assistant.box import ASLEEP_COMMANDS, PHONE_COMMANDS
 from bench.bench_accuracy import grammar_for, listening_moments
 
 
@@ -16,4 +16,12 @@ def test_start_listening_is_heard_in_the_moment_after_stop_listening() -> None:
     assert "start_listening" not in (grammar_for(moments, None) or set())  # table talk: the widest moment
     assert "stop_listening" in (grammar_for(moments, None) or set())
     assert grammar_for(moments, "stop_listening") != ASLEEP_COMMANDS
+
+
+def test_phone_commands_are_heard_beside_the_widest_moment_and_table_talk_without_them() -> None:
+    moments = listening_moments("omega-virus", games=2, steps=40)
+    talk = grammar_for(moments, None) or frozenset()
+    assert not talk & PHONE_COMMANDS
+    for intent in PHONE_COMMANDS:
+        assert grammar_for(moments, intent) == talk | PHONE_COMMANDS
 
