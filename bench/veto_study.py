@@ -275,8 +275,7 @@ def rehear(voices: str, records: Path, intents: Sequence[str], out: Path, cache:
                 raise SystemExit(f"{records} line {i + 1} is not clip {i + 1} of the {voices} voices' study")
             if expected is not None and expected.intent in intents:
                 grammar = grammar_for(moments[game], expected.intent) or games[game].intents
-                row = {**hear_clip(ears[game], grammar, maker, noise, clip, bool(row.get("bare"))),
-                       **({} if "styled" in row else {"styled": None, "styled_spot": None, "styled_score": None})}
+                row = hear_clip(ears[game], grammar, maker, noise, clip, bool(row.get("bare")))
                 heard += 1
             f.write(json.dumps(row) + "\n")
     print(f"{heard} of {len(rows)} clips heard again", file=sys.stderr)
