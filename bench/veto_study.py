@@ -227,23 +227,31 @@ def styled_transcript(ear: Any, audio: bytes | None) -> dict[str, Any]:
             "styled_score": score}
 
 
+def recorded_clips(voices: str, records: Path, games: dict[str, SentenceSet]) -> list[tuple[Clip, dict[str, Any]]]:
+    """Each row of ``records`` (made by this study for ``voices``) beside the clip it records,
+    checked to be that clip."""
+    rows = read_records(records)
+    clips = study_clips(voices, list(dict.fromkeys(r["condition"] for r in rows)), games)
+    for i, ((_, condition, text, speaker, _, _), row) in enumerate(zip(clips, rows, strict=False)):
+        if (row["text"], row["voice"], row["condition"]) != (text, speaker.label, condition.name):
+            raise SystemExit(f"{records} line {i + 1} is not clip {i + 1} of the {voices} voices' study")
+    return list(zip(clips, rows, strict=False))
+
+
 def restyle(voices: str, records: Path, out: Path, cache: Path, model: str = DEFAULT_WHISPER_MODEL) -> None:
     """``records`` (made by an earlier version of this study) into ``out`` with Whisper's
     last-try transcript added ("styled", "styled_spot", "styled_score") to every clip whose prompted transcript
     spots nothing (the others never come to the last try): those clips are heard again (by
     Whisper ``model``, which must be the one the records were made with)."""
     games, moments, ears = study_ears(model)
-    rows = read_records(records)
-    clips = study_clips(voices, list(dict.fromkeys(r["condition"] for r in rows)), games)
+    pairs = recorded_clips(voices, records, games)
     maker = ClipMaker(cache)
     noise = babble(maker)
     done = len(out.read_text().splitlines()) if out.exists() else 0
     with out.open("a") as f:
-        for i, ((game, condition, text, speaker, expected, seed), row) in enumerate(zip(clips, rows, strict=False)):
+        for i, ((game, condition, text, speaker, expected, seed), row) in enumerate(pairs):
             if i < done:
                 continue
-            if (row["text"], row["voice"], row["condition"]) != (text, speaker.label, condition.name):
-                raise SystemExit(f"{records} line {i + 1} is not clip {i + 1} of the {voices} voices' study")
             row.update({"styled": None, "styled_spot": None, "styled_score": None})
             if not row["spots"][0]:
                 ear = ears[game]
@@ -253,7 +261,7 @@ def restyle(voices: str, records: Path, out: Path, cache: Path, model: str = DEF
             f.write(json.dumps(row) + "\n")
             f.flush()
             if i % 100 == 0:
-                print(f"{i} of {len(rows)} clips", file=sys.stderr, flush=True)
+                print(f"{i} of {len(pairs)} clips", file=sys.stderr, flush=True)
 
 
 def rehear(voices: str, records: Path, intents: Sequence[str], out: Path, cache: Path,
@@ -263,22 +271,19 @@ def rehear(voices: str, records: Path, intents: Sequence[str], out: Path, cache:
     the others copied: a change to the moment a command is asked in (its grammar and Whisper's
     prompt) is weighed on those clips alone."""
     games, moments, ears = study_ears(model, threads)
-    rows = read_records(records)
-    clips = study_clips(voices, list(dict.fromkeys(r["condition"] for r in rows)), games)
+    pairs = recorded_clips(voices, records, games)
     maker = ClipMaker(cache)
     noise = babble(maker)
     heard = 0
     with out.open("w") as f:
-        for i, (clip, row) in enumerate(zip(clips, rows, strict=False)):
-            game, condition, text, speaker, expected, _ = clip
-            if (row["text"], row["voice"], row["condition"]) != (text, speaker.label, condition.name):
-                raise SystemExit(f"{records} line {i + 1} is not clip {i + 1} of the {voices} voices' study")
+        for clip, row in pairs:
+            game, expected = clip[0], clip[4]
             if expected is not None and expected.intent in intents:
                 grammar = grammar_for(moments[game], expected.intent) or games[game].intents
                 row = hear_clip(ears[game], grammar, maker, noise, clip, bool(row.get("bare")))
                 heard += 1
             f.write(json.dumps(row) + "\n")
-    print(f"{heard} of {len(rows)} clips heard again", file=sys.stderr)
+    print(f"{heard} of {len(pairs)} clips heard again", file=sys.stderr)
 
 
 def respot(records: Path, out: Path) -> None:
