@@ -18,8 +18,9 @@ name 'white 5 dB' and 'babble 5 dB').
 
 Each command is heard with the grammar of a moment of play where it is asked, as in play
 (the recognizer only listens for what the game state allows): the moments are found by
-seeded random play through the real session, and a command is decoded under the largest
-one that allows it, the hardest for it; table talk under the largest of all of the game it
+seeded random play through the real session (and scenes played to on purpose for the few it
+does not reach: the Virus found, Prologue's points asked), and a command is decoded under
+the largest one that allows it, the hardest for it; table talk under the largest of all of the game it
 is heard in (lines about one game's words in that game, the others in each game in turn).
 With --all-intents every clip is heard with every sentence of its game (the worst case).
 
@@ -65,7 +66,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,8 @@ from assistant.box import ASLEEP_COMMANDS, LISTENING_COMMANDS, PHONE_COMMANDS  #
 from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
+from assistant.games.omega_virus.engine import CommandCenter  # noqa: E402
+from assistant.games.omega_virus.state import AVDS, Phase  # noqa: E402
 from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear  # noqa: E402
 from assistant.hearing.spoken import (  # noqa: E402
     HELD_OUT_SPEAKERS,
@@ -89,7 +92,7 @@ from assistant.hearing.spoken import (  # noqa: E402
     reverberate,
 )
 from assistant.sentences import SentenceSet  # noqa: E402
-from assistant.session import PrintAnnouncer, Session  # noqa: E402
+from assistant.session import Heard, PrintAnnouncer, Session  # noqa: E402
 
 ENGINES = ("pocketsphinx", "vosk", "whisper", "hybrid")
 REVERB_RT60 = 0.6
@@ -205,7 +208,9 @@ def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 
     """How often each set of allowed intents comes up in seeded random play of ``game``, with
     the box's commands (main menu, volume ...) beside the game's, as in hands-free play without
     phones; the box's own moment after "stop listening", when "start listening" alone is
-    listened for; and the widest moment with phones as keypads, their commands beside it."""
+    listened for; the moments random play does not reach, played to on purpose (``SCENES``:
+    the Virus found, Prologue's points asked); and the widest moment with phones as keypads,
+    their commands beside it."""
     rng = random.Random(seed)
     seen: Counter[frozenset[str]] = Counter()
     pools: dict[str, list[str]] = {}
@@ -229,12 +234,62 @@ def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 
         asleep = ASLEEP_COMMANDS & frozenset(session.sentences.intents)
         if asleep:
             seen[asleep] += 1  # once a game: a player said "stop listening"
+    for scene in SCENES.get(game, ()):
+        seen[scene(seed)] += 1  # moments random play does not reach, played to on purpose
     phones = PHONE_COMMANDS & frozenset(session.sentences.intents)
     if phones and seen:
         # with phones as keypads, the box listens for their commands beside each moment's
         widest = max(seen, key=lambda allowed: (len(allowed), sorted(allowed)))
         seen[widest | phones] += 1
     return seen
+
+
+def _scene_session(game: str, seed: int) -> Session:
+    session = Session.new(game, seed, {}, PrintAnnouncer(lambda line: None), None)
+    session.box_commands = LISTENING_COMMANDS - PHONE_COMMANDS
+    session.start()
+    return session
+
+
+def _heard(session: Session, *sentences: str) -> None:
+    for text in sentences:
+        if session.hear(text) is not Heard.ACCEPTED:
+            raise AssertionError(f"{session.game_name}: {text!r} was not taken")
+
+
+def _omega_virus_found(seed: int) -> frozenset[str]:
+    """The Command Center when the Virus is found: "terminate" is asked. Signed on by voice; the
+    hand that can terminate is dealt (collecting it takes longer than random play lasts)."""
+    from tests.ov_helpers import give
+
+    session = _scene_session("omega-virus", seed)
+    _heard(session, "skill zero", "one two", "skip", "skip", "skip")
+    cc = session.game
+    assert isinstance(cc, CommandCenter) and cc.mover is not None, cc.phase
+    give(cc, cc.mover[0], "red card", "blue card", "yellow card", *AVDS)
+    room = " ".join({"0": "zero", "1": "one", "2": "two"}[digit] for digit in cc.virus_room)
+    _heard(session, f"explore {room}")
+    assert cc.phase is Phase.TERMINATE, cc.phase
+    return session.allowed_intents()
+
+
+def _prologue_points(seed: int) -> frozenset[str]:
+    """Prologue scoring with the points asked (scoring cards worth "ask", the default): a round
+    played, done, the winner named, then the first scoring card's taker."""
+    session = _scene_session("prologue", seed)
+    _heard(session, "ready")
+    session.advance(60.0)
+    _heard(session, "done", "player one", "player two")
+    allowed = session.allowed_intents()
+    assert "points" in allowed, allowed
+    return allowed
+
+
+#: Moments seeded random play does not reach, played to on purpose, per game.
+SCENES: dict[str, tuple[Callable[[int], frozenset[str]], ...]] = {
+    "omega-virus": (_omega_virus_found,),
+    "prologue": (_prologue_points,),
+}
 
 
 def grammar_for(moments: Counter[frozenset[str]], intent: str | None) -> frozenset[str] | None:

@@ -1,7 +1,8 @@
 """The accuracy benchmark hears each command with the grammar of a moment of play that asks for
 it, as the box listens: a command is never heard among more sentences than play ever listens
 for at once ("start listening" only after "stop listening", when nothing else is listened for:
-the box's moment, tests/test_menu.py).
+the box's moment, tests/test_menu.py), and commands random play does not reach ("terminate"
+when the Virus is found, Prologue's "points") in the moment that asks for them.
 """
 
 from __future__ import annotations
@@ -25,3 +26,10 @@ def test_phone_commands_are_heard_beside_the_widest_moment_and_table_talk_withou
     for intent in PHONE_COMMANDS:
         assert grammar_for(moments, intent) == talk | PHONE_COMMANDS
 
+
+def test_terminate_and_points_are_heard_in_the_moments_that_ask_for_them() -> None:
+    for game, intent, beside in (("omega-virus", "terminate", "buttons"), ("prologue", "points", "status")):
+        moments = listening_moments(game, games=1, steps=10)
+        grammar = grammar_for(moments, intent)
+        assert grammar is not None and beside in grammar, (game, grammar)
+        assert "explore" not in grammar and "done" not in grammar  # not every intent of the game
