@@ -21,7 +21,7 @@ from tests.audio_env import ensure_audio
 from tests.live_helpers import Lines as Lines  # bench/ takes these from here
 from tests.live_helpers import MicFeeder as MicFeeder
 from tests.live_helpers import live_assistant, piper_clip, wait_quiet
-from tests.speaker_check import find_said, reference
+from tests.speaker_check import LIMITS, find_said, reference
 
 pytestmark = pytest.mark.audio
 
@@ -132,8 +132,3 @@ games:
     for speaker, text in [("BSAT1", "Pink, explore the reactor core."), ("BSAT1", "Purple, enter secret code."),
                           ("VIRUS", "Code 1 2.")]:
         assert find_said([reference(fresh, speaker, text)], recording, *LIMITS)[0].end < 0, text
-
-
-#: A line is found where its mean cost per frame is at most 0.1 and its worst 0.2 s at most 0.2
-#: (between the figures of lines said and not said, above).
-LIMITS = (0.1, 0.2)
