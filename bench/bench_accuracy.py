@@ -215,9 +215,7 @@ def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 
     seen: Counter[frozenset[str]] = Counter()
     pools: dict[str, list[str]] = {}
     for n in range(games):
-        session = Session.new(game, seed + n, {}, PrintAnnouncer(lambda line: None), None)
-        session.box_commands = LISTENING_COMMANDS - PHONE_COMMANDS  # as the box listens (no phones)
-        session.start()
+        session = box_session(game, seed + n)
         for _ in range(steps):
             if session.game.is_over():
                 break
@@ -244,7 +242,9 @@ def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 
     return seen
 
 
-def _scene_session(game: str, seed: int) -> Session:
+def box_session(game: str, seed: int) -> Session:
+    """A started session of ``game`` listening as the box does without phones: its own
+    commands (main menu, volume ...) beside the game's."""
     session = Session.new(game, seed, {}, PrintAnnouncer(lambda line: None), None)
     session.box_commands = LISTENING_COMMANDS - PHONE_COMMANDS
     session.start()
@@ -262,7 +262,7 @@ def _omega_virus_found(seed: int) -> frozenset[str]:
     hand that can terminate is dealt (collecting it takes longer than random play lasts)."""
     from tests.ov_helpers import give
 
-    session = _scene_session("omega-virus", seed)
+    session = box_session("omega-virus", seed)
     _heard(session, "skill zero", "one two", "skip", "skip", "skip")
     cc = session.game
     assert isinstance(cc, CommandCenter) and cc.mover is not None, cc.phase
@@ -276,7 +276,7 @@ def _omega_virus_found(seed: int) -> frozenset[str]:
 def _prologue_points(seed: int) -> frozenset[str]:
     """Prologue scoring with the points asked (scoring cards worth "ask", the default): a round
     played, done, the winner named, then the first scoring card's taker."""
-    session = _scene_session("prologue", seed)
+    session = box_session("prologue", seed)
     _heard(session, "ready")
     session.advance(60.0)
     _heard(session, "done", "player one", "player two")
