@@ -130,12 +130,6 @@ def _path_costs(cost: npt.NDArray[np.float32], steps: npt.NDArray[np.int8], end:
     return out
 
 
-def match_costs(needle: tuple[Frames, npt.NDArray[np.bool_]],
-                hay: tuple[Frames, npt.NDArray[np.bool_]]) -> npt.NDArray[np.float32]:
-    """For each hay frame, the mean cost per needle frame of the best alignment ending there."""
-    return _align(_costs(needle, hay))[0]
-
-
 @dataclass(frozen=True)
 class Found:
     """Where a reference was found (its last frame in the recording; -1: nowhere), the mean cost
