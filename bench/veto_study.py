@@ -111,13 +111,17 @@ def study_clips(voices: str, study: Sequence[str], games: dict[str, SentenceSet]
     return clips
 
 
-def study_ears(model: str = DEFAULT_WHISPER_MODEL, threads: int = 0) -> tuple[
+def study_ears(model: str = DEFAULT_WHISPER_MODEL, threads: int = 0, suppression: int | None = None) -> tuple[
         dict[str, SentenceSet], dict[str, Any], dict[str, Any]]:
     """Every game's sentences, its listening moments and a hybrid Ear of its own (Whisper
-    ``model`` on ``threads`` CPU threads, 0: all)."""
+    ``model`` on ``threads`` CPU threads, 0: all; hearing through noise ``suppression`` 0-4,
+    None: the default)."""
     games = {name: game_module(name).sentences() for name in GAMES}
     moments = {name: listening_moments(name) for name in games}
-    settings = HearingSettings(recognizer="hybrid", whisper=WhisperSettings(model=model, threads=threads))
+    if suppression is None:
+        suppression = WhisperSettings().noise_suppression
+    settings = HearingSettings(recognizer="hybrid", whisper=WhisperSettings(
+        model=model, threads=threads, noise_suppression=suppression))
     ears = {name: open_ear(settings, games[name], engine="hybrid", fallback=False) for name in games}
     return games, moments, ears
 
@@ -131,8 +135,9 @@ def default_how(d: HearingSettings, unprompted: bool = True) -> dict[str, Any]:
 
 
 def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS,
-           bare_decode: bool = False, model: str = DEFAULT_WHISPER_MODEL, threads: int = 0) -> None:
-    games, moments, ears = study_ears(model, threads)
+           bare_decode: bool = False, model: str = DEFAULT_WHISPER_MODEL, threads: int = 0,
+           suppression: int | None = None) -> None:
+    games, moments, ears = study_ears(model, threads, suppression)
     maker = ClipMaker(cache)
     noise = babble(maker)
     clips = study_clips(voices, study, games)
@@ -265,12 +270,12 @@ def restyle(voices: str, records: Path, out: Path, cache: Path, model: str = DEF
 
 
 def rehear(voices: str, records: Path, intents: Sequence[str], out: Path, cache: Path,
-           model: str = DEFAULT_WHISPER_MODEL, threads: int = 0) -> None:
+           model: str = DEFAULT_WHISPER_MODEL, threads: int = 0, suppression: int | None = None) -> None:
     """``records`` into ``out`` with the clips of commands of ``intents`` heard again (by Whisper
     ``model``, the one the records were made with) with the listening moments as they are now,
     the others copied: a change to the moment a command is asked in (its grammar and Whisper's
     prompt) is weighed on those clips alone."""
-    games, moments, ears = study_ears(model, threads)
+    games, moments, ears = study_ears(model, threads, suppression)
     pairs = recorded_clips(voices, records, games)
     maker = ClipMaker(cache)
     noise = babble(maker)
@@ -511,6 +516,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "--simulate, the one the records were made with")
     parser.add_argument("--threads", type=int, default=0,
                         help="Whisper's CPU threads (0: all; 1 when two records run at once on two cores)")
+    parser.add_argument("--noise-suppression", type=int, choices=range(5), default=None,
+                        help="Whisper hears through WebRTC noise suppression at this level (0 off; "
+                             "default: hearing.whisper.noise_suppression's)")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
     parser.add_argument("--respot", type=Path, help="a recorded file to spot again into --out (see respot)")
     parser.add_argument("--restyle", type=Path,
@@ -540,14 +548,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.rehear:
         if args.out is None or not args.intents:
             parser.error("--rehear FILE needs --intents INTENT... and --out FILE")
-        rehear(args.voices, args.rehear, args.intents, args.out, args.cache, args.whisper_model, args.threads)
+        rehear(args.voices, args.rehear, args.intents, args.out, args.cache, args.whisper_model, args.threads,
+               args.noise_suppression)
         return 0
     if args.simulate:
         simulate(args.simulate, args.whisper_model)
         return 0
     if args.out is None:
         parser.error("--out FILE (or --simulate FILE...)")
-    record(args.voices, args.out, args.cache, args.conditions, args.bare, args.whisper_model, args.threads)
+    record(args.voices, args.out, args.cache, args.conditions, args.bare, args.whisper_model, args.threads,
+           args.noise_suppression)
     return 0
 
 

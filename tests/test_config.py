@@ -43,6 +43,14 @@ def test_score_distance_auto_is_the_whisper_model_s_own() -> None:
     assert any("my.yaml line 3" in p and "must be a number; using 1.2" in p for p in bad.problems), bad.problems
 
 
+def test_noise_suppression_is_a_level_from_0_to_4() -> None:
+    on = Config.from_text("hearing:\n  whisper:\n    noise_suppression: 2\n")
+    assert HearingSettings.from_config(on).whisper.noise_suppression == 2 and on.problems == []
+    bad = Config.from_text("hearing:\n  whisper:\n    noise_suppression: 9\n", Path("my.yaml"))
+    assert HearingSettings.from_config(bad).whisper.noise_suppression == HearingSettings().whisper.noise_suppression
+    assert any("my.yaml line 3" in p and "noise_suppression" in p for p in bad.problems), bad.problems
+
+
 def test_bad_values_name_the_line_and_keep_the_default() -> None:
     text = "games:\n  omega_virus:\n    shields_seconds: soon\n    attack_shot: laser\n    wanted_chance: 2\n"
     config = Config.from_text(text, Path("my.yaml"))

@@ -164,6 +164,37 @@ def test_the_log_mel_input_and_the_transcripts_are_faster_whispers(maker: ClipMa
         assert plain[0] == " ".join(s.text.strip() for s in segments).strip()
 
 
+def test_whisper_hears_through_the_noise_suppressor_when_asked(maker: ClipMaker,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """hearing.whisper.noise_suppression: what Whisper hears is the suppressor's output (the same
+    transcripts as of the suppressed audio given plainly); without its package, a clear error."""
+    import importlib.util
+
+    import numpy as np
+
+    from assistant.hearing.audio import suppress_noise
+    from assistant.hearing.spoken import add_noise
+    from assistant.hearing.whisper_engine import WhisperSettings
+
+    folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
+    plain = WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False))
+    through = WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False, noise_suppression=4))
+    prompt = "explore room one zero two, pass, attack the red commando, how much time is left."
+    noisy = add_noise(np.frombuffer(maker.say("attack the red commando", OTHER_VOICES[1]), dtype=np.int16),
+                      "white", 10.0, None, seed=5)
+    said = ["Attack the red commando."]
+    assert through.hypotheses(noisy.tobytes(), prompt, 2) == plain.hypotheses(
+        suppress_noise(noisy, 4).tobytes(), prompt, 2)
+    assert through.score(said) == plain.score(said)  # the very same encoding
+    plain.hypotheses(noisy.tobytes(), prompt, 2)
+    assert through.score(said) != plain.score(said)  # not the noisy audio's
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "webrtc_noise_gain" else found(name, *rest))
+    with pytest.raises(ModelError, match="webrtc-noise-gain"):
+        WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False, noise_suppression=4))
+
+
 # --------------------------------------------------------------------------- hearing
 
 

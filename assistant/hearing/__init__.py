@@ -100,7 +100,9 @@ class HearingSettings:
                 model=model,
                 beam_size=config.get("hearing.whisper.beam_size", d.whisper.beam_size, minimum=1, maximum=10),
                 threads=config.get("hearing.whisper.threads", d.whisper.threads, minimum=0, maximum=64),
-                check_sha256=config.get("hearing.whisper.check_sha256", d.whisper.check_sha256)),
+                check_sha256=config.get("hearing.whisper.check_sha256", d.whisper.check_sha256),
+                noise_suppression=config.get("hearing.whisper.noise_suppression", d.whisper.noise_suppression,
+                                             minimum=0, maximum=4)),
             spot=SpotSettings(
                 max_distance=config.get("hearing.whisper.max_distance", d.spot.max_distance, minimum=0.0,
                                         maximum=2.0),
@@ -234,13 +236,13 @@ RECOGNIZERS: dict[str, RecognizerSpec] = {spec.name: spec for spec in (
     RecognizerSpec("text", _open_text, ""),
 )}
 
-_transcribers: dict[tuple[str, int, int], WhisperTranscriber] = {}
+_transcribers: dict[tuple[str, int, int, int], WhisperTranscriber] = {}
 
 
 def open_transcriber(settings: HearingSettings) -> WhisperTranscriber:
     """The configured Whisper model, loaded once per process and model (the same for every game)."""
     folder = find_model(settings.whisper.model, settings.models_dir)
-    key = (str(folder), settings.whisper.beam_size, settings.whisper.threads)
+    key = (str(folder), settings.whisper.beam_size, settings.whisper.threads, settings.whisper.noise_suppression)
     found = _transcribers.get(key)
     if found is None:
         found = _transcribers[key] = WhisperTranscriber.load(folder, settings.whisper)

@@ -167,3 +167,32 @@ def blocks(samples: Int16, seconds: float = 0.1) -> list[bytes]:
     """The audio cut into blocks as a microphone would deliver them."""
     step = max(1, int(RATE * seconds))
     return [samples[i:i + step].tobytes() for i in range(0, len(samples), step)]
+
+
+#: WebRTC's noise suppression levels (webrtc-noise-gain): 0 off, 1 (mild) to 4 (strongest)
+NOISE_SUPPRESSION_LEVELS = range(5)
+_BLOCK = RATE // 100  # WebRTC's audio processing works on 10 ms blocks
+
+
+def suppress_noise(samples: Int16, level: int) -> Int16:
+    """``samples`` (16 kHz int16) through WebRTC's noise suppressor at ``level`` (1-4; 0: as
+    they are), the one Home Assistant's voice satellites use, with automatic gain off. The
+    suppressor hears the samples twice and gives what it makes of them the second time: started
+    cold it takes the first half second's sounds for noise, and cuts the hiss of a command's
+    first "s" or "sh" by about 5 dB; warmed on the same samples, its noise estimate is theirs
+    from the start. The last part-block is kept unprocessed."""
+    if level not in NOISE_SUPPRESSION_LEVELS:
+        raise ValueError(f"noise suppression level {level} is not 0-4")
+    if level == 0 or len(samples) < _BLOCK:
+        return samples
+    from webrtc_noise_gain import AudioProcessor
+
+    processor = AudioProcessor(0, level)
+    data = np.ascontiguousarray(samples, dtype=np.int16).tobytes()
+    step = 2 * _BLOCK
+    whole = len(data) - len(data) % step
+    for i in range(0, whole, step):
+        processor.Process10ms(data[i:i + step])
+    out = [processor.Process10ms(data[i:i + step]).audio for i in range(0, whole, step)]
+    out.append(data[whole:])
+    return np.frombuffer(b"".join(out), dtype=np.int16).copy()

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from assistant.hearing.audio import RATE, SpeechEdges
+from assistant.hearing.audio import RATE, SpeechEdges, suppress_noise
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
@@ -266,6 +266,8 @@ class WhisperSettings:
     beam_size: int = 5
     threads: int = 0            # 0: every core
     check_sha256: bool = True
+    #: WebRTC noise suppression of what Whisper hears (audio.suppress_noise): 0 off, 1-4
+    noise_suppression: int = 0
 
 
 # Whisper's input: an 80-band log-mel spectrogram of 16 kHz audio, 25 ms windows every 10 ms,
@@ -321,10 +323,11 @@ class WhisperTranscriber:
     also imports PyAV and the Hugging Face hub client (about 35 MB more of every game's memory)
     for things not used here (decoding files, downloads, long-form segmentation)."""
 
-    def __init__(self, model: Any, tokenizer: Any, beam_size: int = 5) -> None:
+    def __init__(self, model: Any, tokenizer: Any, beam_size: int = 5, noise_suppression: int = 0) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.beam_size = beam_size
+        self.noise_suppression = noise_suppression
         ids = {name: tokenizer.token_to_id(f"<|{name}|>") for name in (
             "startoftranscript", "startofprev", "startoflm", "notimestamps", "endoftext", "transcribe", "translate")}
         # tiny.en's "no speech" token is <|nocaptions|>; the multilingual models' <|nospeech|>
@@ -356,6 +359,10 @@ class WhisperTranscriber:
         except ImportError as error:
             raise ModelError("Whisper needs the ctranslate2 and tokenizers packages: "
                              "`.venv/bin/pip install ctranslate2 tokenizers` (./start.sh installs them).") from error
+        if settings.noise_suppression and importlib.util.find_spec("webrtc_noise_gain") is None:
+            raise ModelError("hearing.whisper.noise_suppression needs the webrtc-noise-gain package: "
+                             "`.venv/bin/pip install webrtc-noise-gain` (./start.sh installs it), "
+                             "or set it to 0.")
         if settings.check_sha256:
             known = known_model(settings.model)
             if known is None:
@@ -371,7 +378,7 @@ class WhisperTranscriber:
         except Exception as error:  # CTranslate2 raises RuntimeError/ValueError with its own text
             raise ModelError(f"Whisper could not load the model at {folder}: {error}") from error
         give_back_memory()
-        return cls(model, tokenizer, settings.beam_size)
+        return cls(model, tokenizer, settings.beam_size, settings.noise_suppression)
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         texts = self.hypotheses(audio, prompt, 1)
@@ -386,6 +393,7 @@ class WhisperTranscriber:
         samples = np.frombuffer(audio, dtype=np.int16)[-int((MAX_SECONDS - 2 * PAD_SECONDS) * RATE):]
         if len(samples) < RATE // 10:
             return []
+        samples = suppress_noise(samples, self.noise_suppression)
         pad = np.zeros(int(PAD_SECONDS * RATE), dtype=np.int16)  # Whisper mishears speech that starts at once
         samples = np.concatenate([pad, samples, pad])
         features = ctranslate2.StorageView.from_array(log_mel(samples.astype(np.float32) / 32768.0)[None])
