@@ -463,16 +463,39 @@ def same_clips(rows: list[dict[str, Any]], like: list[dict[str, Any]], path: Pat
     return rows[:len(like)]
 
 
+def paired(rows: list[dict[str, Any]], again: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
+    """``rows`` (as far as ``again`` goes), each with its clip's row of ``again`` (the same clips
+    heard through noise suppression: --noise-suppression) as its "again"."""
+    for i, (row, other) in enumerate(zip(rows, again, strict=False)):
+        if (row["text"], row["voice"], row["condition"]) != (other["text"], other["voice"], other["condition"]):
+            raise SystemExit(f"{path} line {i + 1} is not the clip of the records it is paired with")
+        row["again"] = other
+    return rows[:len(again)]
+
+
+def decide_again(row: dict[str, Any], **how: Any) -> Any:
+    """``decide``, then, when it takes nothing and the row has an "again" (``paired``), the same
+    decision on the clip heard through noise suppression: as ``again_suppressed`` does."""
+    first = decide(row, **how)
+    return first if first is not None or "again" not in row else decide(row["again"], **how)
+
+
 def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None,
-          model: str = DEFAULT_WHISPER_MODEL) -> None:
+          model: str = DEFAULT_WHISPER_MODEL, again: Sequence[Path] | None = None) -> None:
     """Per condition, as bench_accuracy prints it: commands right on the tuning voices, the
     held-out voices and all, and table talk taken, by the hybrid's decision with the default
     settings, and with its last try (as_sentences) switched the other way (no effect on records
     without it). ``like``: records of the two voice sets (another model's, say) whose clips
     alone are counted; ``model``: the Whisper model the records were made with (its own
-    thresholds are the defaults)."""
+    thresholds are the defaults); ``again``: records of the same clips made with
+    --noise-suppression, heard when the first records' decision takes nothing
+    (``again_suppressed``)."""
     d = HearingSettings(whisper=WhisperSettings(model=model))
     sets = [read_records(path) for path in (tuning, held_out)]
+    if again:
+        sets = [paired(rows, read_records(other), other) for rows, other in zip(sets, again, strict=True)]
+        print(f"heard again through noise suppression ({again[0]}, {again[1]}) when nothing was taken: "
+              f"the first {len(sets[0])} tuning and {len(sets[1])} held-out clips")
     if like:
         sets = [same_clips(rows, read_records(other), path)
                 for rows, other, path in zip(sets, like, (tuning, held_out), strict=True)]
@@ -485,10 +508,10 @@ def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None,
     def cells(rows: list[dict[str, Any]], how: dict[str, Any]) -> tuple[int, int, int, int, int]:
         commands = [r for r in rows if r["expected"]]
         talk = [r for r in rows if not r["expected"]]
-        said = [decide(r, **how) for r in commands]
+        said = [decide_again(r, **how) for r in commands]
         return (sum(x == r["expected"] for x, r in zip(said, commands, strict=True)), len(commands),
                 sum(x not in (None, r["expected"]) for x, r in zip(said, commands, strict=True)),
-                sum(decide(r, **how) is not None for r in talk), len(talk))
+                sum(decide_again(r, **how) is not None for r in talk), len(talk))
 
     switched = (f"with the last try (as_sentences, within {d.as_sentences_within})" if not d.as_sentences
                 else "without the last try (as_sentences)")
@@ -528,12 +551,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--intents", nargs="+", default=[], help="with --rehear: the commands heard again")
     parser.add_argument("--table", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
                         help="records of the two voice sets: per condition, as bench_accuracy prints it")
+    parser.add_argument("--again", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
+                        help="with --table: records of the same clips made with --noise-suppression, whose "
+                             "decision counts where the first records' takes nothing (again_suppressed)")
     parser.add_argument("--like", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
                         help="with --table: count only the clips these records have (e.g. another model's, "
                              "cut short)")
     args = parser.parse_args(argv)
     if args.table:
-        table(args.table[0], args.table[1], like=args.like, model=args.whisper_model)
+        table(args.table[0], args.table[1], like=args.like, model=args.whisper_model, again=args.again)
         return 0
     if args.respot:
         if args.out is None:

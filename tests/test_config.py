@@ -49,6 +49,8 @@ def test_noise_suppression_is_a_level_from_0_to_4() -> None:
     bad = Config.from_text("hearing:\n  whisper:\n    noise_suppression: 9\n", Path("my.yaml"))
     assert HearingSettings.from_config(bad).whisper.noise_suppression == HearingSettings().whisper.noise_suppression
     assert any("my.yaml line 3" in p and "noise_suppression" in p for p in bad.problems), bad.problems
+    again = Config.from_text("hearing:\n  whisper:\n    again_suppressed: 4\n")
+    assert HearingSettings.from_config(again).again_suppressed == 4 and again.problems == []
 
 
 def test_bad_values_name_the_line_and_keep_the_default() -> None:

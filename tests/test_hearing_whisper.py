@@ -270,6 +270,56 @@ def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(make
     assert len(wrong) <= 1, wrong
 
 
+def test_what_whisper_took_nothing_from_is_heard_again_through_the_suppressor(
+        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
+    """again_suppressed: an utterance the hybrid takes nothing from (table talk in white noise)
+    is written by Whisper a second time, from the suppressor's output; one it takes a command
+    from is heard once. Real PocketSphinx, Whisper and suppressor; the transcriber is only watched."""
+    import numpy as np
+
+    from assistant.hearing.audio import suppress_noise
+    from assistant.hearing.spoken import add_noise
+
+    ear = open_ear(HearingSettings(recognizer="hybrid", again_suppressed=4), OMEGA, MOVE, engine="hybrid",
+                   fallback=False)
+    assert ear.second is not None and ear.second.again_suppressed == 4
+    heard: list[bytes] = []
+    transcriber = ear.second.transcriber
+    real = transcriber.hypotheses
+
+    def watched(audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        heard.append(audio)
+        return real(audio, prompt, count)
+
+    monkeypatch.setattr(transcriber, "hypotheses", watched)
+    talk = add_noise(maker.say("can you pass me the chips", OTHER_VOICES[0]), "white", 10.0, None, seed=2)
+    result = ear.hear(talk)
+    assert not (isinstance(result, Transcript) and result.command is not None), result
+    assert len(heard) == 2, len(heard)
+    first = np.frombuffer(heard[0], dtype=np.int16)
+    assert np.array_equal(np.frombuffer(heard[1], dtype=np.int16), suppress_noise(first, 4))
+    heard.clear()
+    said = ear.hear(maker.say("explore room one zero two", OTHER_VOICES[1]))
+    assert isinstance(said, Transcript) and said.command == Command("explore", {"d1": "1", "d2": "0", "d3": "2"}), said
+    assert len(heard) <= 1  # taken by the first pass alone, or by Whisper's first hearing
+
+
+def test_hearing_again_without_the_suppressor_s_package_says_so_and_hears_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "webrtc_noise_gain" else found(name, *rest))
+    warnings: list[str] = []
+    settings = HearingSettings(recognizer="hybrid", again_suppressed=4)
+    ear = open_ear(settings, OMEGA, MOVE, engine="hybrid", warn=warnings.append)
+    assert ear.second is not None and ear.second.again_suppressed == 0
+    assert any("webrtc-noise-gain" in w and "hears each utterance once" in w for w in warnings), warnings
+    with pytest.raises(ModelError, match="webrtc-noise-gain"):
+        open_ear(settings, OMEGA, MOVE, engine="hybrid", fallback=False)
+
+
 def test_setup_downloads_tiny_en_when_no_copy_is_installed(server: tuple[str, Path], tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """`assistant setup` with no packaged model: the official files (here served from the packaged

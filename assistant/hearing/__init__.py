@@ -65,6 +65,8 @@ class HearingSettings:
     unprompted: bool = True
     as_sentences: bool = False
     as_sentences_within: float = 4.0
+    #: Whisper hears what it took nothing from again, through noise suppression at this level (0: off)
+    again_suppressed: int = 0
 
     @property
     def weigh_distance(self) -> float:
@@ -126,6 +128,8 @@ class HearingSettings:
             as_sentences=config.get("hearing.whisper.as_sentences", d.as_sentences),
             as_sentences_within=config.get("hearing.whisper.as_sentences_within", d.as_sentences_within,
                                            minimum=0.0, maximum=50.0),
+            again_suppressed=config.get("hearing.whisper.again_suppressed", d.again_suppressed, minimum=0,
+                                        maximum=4),
         )
 
     @property
@@ -297,6 +301,15 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
     if second is not None or recognizer.free_text:
         spotter = Spotter(sentences, settings=settings.spot)
     if second is not None:
+        again = settings.again_suppressed
+        if again and importlib.util.find_spec("webrtc_noise_gain") is None:
+            problem = ("hearing.whisper.again_suppressed needs the webrtc-noise-gain package: "
+                       "`.venv/bin/pip install webrtc-noise-gain` (./start.sh installs it).")
+            if not fallback:
+                raise ModelError(problem)
+            if warn is not None:
+                warn(f"{problem} Whisper hears each utterance once.")
+            again = 0
         try:
             opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings.veto,
                                     settings.confirm_distance, hypotheses=settings.hypotheses,
@@ -305,7 +318,8 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
                                     score_within=settings.score_within, score_margin=settings.score_margin,
                                     first_within=settings.first_within, unprompted=settings.unprompted,
                                     as_sentences=settings.as_sentences,
-                                    as_sentences_within=settings.as_sentences_within)
+                                    as_sentences_within=settings.as_sentences_within,
+                                    again_suppressed=again)
         except ModelError as error:
             if not fallback:
                 raise

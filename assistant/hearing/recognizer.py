@@ -25,7 +25,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from assistant.engine import Command
-from assistant.hearing.audio import Int16, blocks
+from assistant.hearing.audio import Int16, blocks, suppress_noise
 from assistant.hearing.events import Final, NotRecognized, Partial, Transcript
 from assistant.hearing.grammar import WordGraph, snap
 from assistant.hearing.spotting import Spotter
@@ -156,7 +156,14 @@ class SecondOpinion:
     --restyle) it took 12 more of 735 commands and one more of 448 table-talk clips, so it is
     off when listening always and on with push-to-talk, where table talk is not heard. Tried
     before everything else it took more wrong commands than it gave right ones
-    (bench/prompt_study.py)."""
+    (bench/prompt_study.py).
+
+    ``again_suppressed`` (1-4; 0: off): when all that took no command, Whisper hears the
+    utterance once more through WebRTC's noise suppressor at that level (audio.suppress_noise)
+    and the same decision is made on what it writes then: noise it could not write through the
+    first time may be gone, and speech it heard well is not changed (a command already taken is
+    never heard again). It costs one more hearing of the utterance, and only when nothing was
+    taken."""
 
     transcriber: Transcriber
     spotter: Spotter
@@ -173,6 +180,7 @@ class SecondOpinion:
     unprompted: bool = True
     as_sentences: bool = False
     as_sentences_within: float = 4.0
+    again_suppressed: int = 0
 
 
 class Ear:
@@ -298,7 +306,19 @@ class Ear:
         audio = b"".join(self._audio)
         if len(audio) < 16_000 * 2 // 5:  # under 0.2 s: nothing to say about
             return first
+        final = self._second_opinion(first, audio)
+        level = self.second.again_suppressed
+        if level and not (isinstance(final, Transcript) and final.command is not None):
+            cleaned = suppress_noise(np.frombuffer(audio, dtype=np.int16), level).tobytes()
+            again = self._second_opinion(first, cleaned)
+            if isinstance(again, Transcript) and again.command is not None:
+                return again
+        return final
+
+    def _second_opinion(self, first: Final, audio: bytes) -> Final:
+        """Whisper's say on ``audio`` beside the first pass's judgement ``first`` (see decide)."""
         second = self.second
+        assert second is not None
         texts = second.transcriber.hypotheses(audio, self._prompt(), second.hypotheses) or [""]
         text = texts[0]
         opinion = self.spot(text)
