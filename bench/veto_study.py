@@ -473,11 +473,17 @@ def paired(rows: list[dict[str, Any]], again: list[dict[str, Any]], path: Path) 
     return rows[:len(again)]
 
 
+def whisper_alone(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` as if the first pass had heard nothing: no command, and not among the weighed."""
+    return {**row, "first": None, "first_distances": None,
+            "cands": [c for c in row["cands"] if not (len(c) > 5 and c[5] == "first")]}
+
+
 def decide_again(row: dict[str, Any], **how: Any) -> Any:
-    """``decide``, then, when it takes nothing and the row has an "again" (``paired``), the same
-    decision on the clip heard through noise suppression: as ``again_suppressed`` does."""
+    """``decide``, then, when it takes nothing and the row has an "again" (``paired``), Whisper's
+    decision alone on the clip heard through noise suppression: as ``again_suppressed`` does."""
     first = decide(row, **how)
-    return first if first is not None or "again" not in row else decide(row["again"], **how)
+    return first if first is not None or "again" not in row else decide(whisper_alone(row["again"]), **how)
 
 
 def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None,

@@ -66,7 +66,7 @@ class HearingSettings:
     as_sentences: bool = False
     as_sentences_within: float = 4.0
     #: Whisper hears what it took nothing from again, through noise suppression at this level (0: off)
-    again_suppressed: int = 0
+    again_suppressed: int = 4
 
     @property
     def weigh_distance(self) -> float:

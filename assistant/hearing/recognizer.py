@@ -160,10 +160,11 @@ class SecondOpinion:
 
     ``again_suppressed`` (1-4; 0: off): when all that took no command, Whisper hears the
     utterance once more through WebRTC's noise suppressor at that level (audio.suppress_noise)
-    and the same decision is made on what it writes then: noise it could not write through the
-    first time may be gone, and speech it heard well is not changed (a command already taken is
-    never heard again). It costs one more hearing of the utterance, and only when nothing was
-    taken."""
+    and decides alone on what it writes then, as if the first pass had heard nothing: noise it
+    could not write through the first time may be gone (a command already taken is never heard
+    again), and a first-pass command it vetoed stays vetoed (given a second chance, Whisper's
+    weighing took "repeat" for "repeat after me"). It costs one more hearing of the utterance,
+    only when nothing was taken."""
 
     transcriber: Transcriber
     spotter: Spotter
@@ -310,7 +311,10 @@ class Ear:
         level = self.second.again_suppressed
         if level and not (isinstance(final, Transcript) and final.command is not None):
             cleaned = suppress_noise(np.frombuffer(audio, dtype=np.int16), level).tobytes()
-            again = self._second_opinion(first, cleaned)
+            # Whisper alone decides the second time: a first-pass command it vetoed stays vetoed
+            alone = (NotRecognized(first.text, "vetoed by Whisper", first.confidence)
+                     if isinstance(first, Transcript) and first.command is not None else first)
+            again = self._second_opinion(alone, cleaned)
             if isinstance(again, Transcript) and again.command is not None:
                 return again
         return final
