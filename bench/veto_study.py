@@ -479,11 +479,42 @@ def whisper_alone(row: dict[str, Any]) -> dict[str, Any]:
             "cands": [c for c in row["cands"] if not (len(c) > 5 and c[5] == "first")]}
 
 
-def decide_again(row: dict[str, Any], **how: Any) -> Any:
+def decide_again(row: dict[str, Any], again_within: float | None = None, **how: Any) -> Any:
     """``decide``, then, when it takes nothing and the row has an "again" (``paired``), Whisper's
-    decision alone on the clip heard through noise suppression: as ``again_suppressed`` does."""
+    decision alone on the clip heard through noise suppression, weighing within
+    ``again_within`` (None: score_within's): as ``again_suppressed`` does."""
     first = decide(row, **how)
-    return first if first is not None or "again" not in row else decide(whisper_alone(row["again"]), **how)
+    if first is not None or "again" not in row:
+        return first
+    score = how.get("score")
+    if score is not None and again_within is not None:
+        score = (again_within, score[1])
+    return decide(whisper_alone(row["again"]), **{**how, "score": score})
+
+
+def again_variants(rows: list[dict[str, Any]], how: dict[str, Any], d: HearingSettings) -> dict[
+        str, tuple[int, int, int, int]]:
+    """On ``paired`` rows: commands right and table talk taken with the second hearing as it is
+    (Whisper alone, weighing within again_within), weighing within score_within, without
+    weighing, with the first pass's command counting again (a veto undone), and without it."""
+    score = how["score"]
+
+    def undone(row: dict[str, Any]) -> Any:
+        return decide(row, **how) or decide(row["again"], **how)
+
+    def alone(within: float | None) -> Any:
+        return lambda row: decide_again(row, within, **how) if within is not None else (
+            decide(row, **how) or decide(whisper_alone(row["again"]), **{**how, "score": None}))
+
+    ways = {"as it is": alone(d.again_within), "within score_within": alone(score[0] if score else None),
+            "no weighing": alone(None), "veto undone": undone,
+            "no second hearing": lambda row: decide(row, **how)}
+    out = {}
+    for name, way in ways.items():
+        said = [(way(r), r["expected"]) for r in rows]
+        out[name] = (sum(x == e for x, e in said if e), sum(1 for _, e in said if e),
+                     sum(x is not None for x, e in said if not e), sum(1 for _, e in said if not e))
+    return out
 
 
 def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None,
@@ -509,15 +540,20 @@ def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None,
               f"{like[1]})")
     full = default_how(d)
     other = {**full, "as_sentences": None if d.as_sentences else d.as_sentences_within}
+    if again:
+        print("the second hearing's variants (tuning voices, then held-out: commands right, table talk taken):")
+        for rows in sets:
+            print("  " + "; ".join(f"{name} {right}/{said}, {taken}/{talk}"
+                                   for name, (right, said, taken, talk) in again_variants(rows, full, d).items()))
     conditions = [c.name for c in CONDITIONS if any(r["condition"] == c.name for r in sets[0] + sets[1])]
 
     def cells(rows: list[dict[str, Any]], how: dict[str, Any]) -> tuple[int, int, int, int, int]:
         commands = [r for r in rows if r["expected"]]
         talk = [r for r in rows if not r["expected"]]
-        said = [decide_again(r, **how) for r in commands]
+        said = [decide_again(r, d.again_within, **how) for r in commands]
         return (sum(x == r["expected"] for x, r in zip(said, commands, strict=True)), len(commands),
                 sum(x not in (None, r["expected"]) for x, r in zip(said, commands, strict=True)),
-                sum(decide_again(r, **how) is not None for r in talk), len(talk))
+                sum(decide_again(r, d.again_within, **how) is not None for r in talk), len(talk))
 
     switched = (f"with the last try (as_sentences, within {d.as_sentences_within})" if not d.as_sentences
                 else "without the last try (as_sentences)")

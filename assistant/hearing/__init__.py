@@ -67,6 +67,8 @@ class HearingSettings:
     as_sentences_within: float = 4.0
     #: Whisper hears what it took nothing from again, through noise suppression at this level (0: off)
     again_suppressed: int = 4
+    #: how near Whisper's own transcript a command weighed on that second hearing must come
+    again_within: float = 3.0
 
     @property
     def weigh_distance(self) -> float:
@@ -130,6 +132,7 @@ class HearingSettings:
                                            minimum=0.0, maximum=50.0),
             again_suppressed=config.get("hearing.whisper.again_suppressed", d.again_suppressed, minimum=0,
                                         maximum=4),
+            again_within=config.get("hearing.whisper.again_within", d.again_within, minimum=0.0, maximum=50.0),
         )
 
     @property
@@ -319,7 +322,7 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
                                     first_within=settings.first_within, unprompted=settings.unprompted,
                                     as_sentences=settings.as_sentences,
                                     as_sentences_within=settings.as_sentences_within,
-                                    again_suppressed=again)
+                                    again_suppressed=again, again_within=settings.again_within)
         except ModelError as error:
             if not fallback:
                 raise

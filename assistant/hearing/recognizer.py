@@ -163,8 +163,11 @@ class SecondOpinion:
     and decides alone on what it writes then, as if the first pass had heard nothing: noise it
     could not write through the first time may be gone (a command already taken is never heard
     again), and a first-pass command it vetoed stays vetoed (given a second chance, Whisper's
-    weighing took "repeat" for "repeat after me"). It costs one more hearing of the utterance,
-    only when nothing was taken."""
+    weighing took "repeat" for "repeat after me"), and a command it weighs must come within
+    ``again_within`` of its own transcript (tighter than ``score_within``: on the tuning voices'
+    records, bench/veto_study.py, 4 took one table-talk line more, 3 none and 2 commands fewer
+    than 4, no weighing 8 fewer). It costs one more hearing of the utterance, only when nothing
+    was taken."""
 
     transcriber: Transcriber
     spotter: Spotter
@@ -182,6 +185,7 @@ class SecondOpinion:
     as_sentences: bool = False
     as_sentences_within: float = 4.0
     again_suppressed: int = 0
+    again_within: float = 3.0
 
 
 class Ear:
@@ -314,13 +318,16 @@ class Ear:
             # Whisper alone decides the second time: a first-pass command it vetoed stays vetoed
             alone = (NotRecognized(first.text, "vetoed by Whisper", first.confidence)
                      if isinstance(first, Transcript) and first.command is not None else first)
-            again = self._second_opinion(alone, cleaned)
+            again = self._second_opinion(alone, cleaned, second_hearing=True)
             if isinstance(again, Transcript) and again.command is not None:
                 return again
         return final
 
-    def _second_opinion(self, first: Final, audio: bytes) -> Final:
-        """Whisper's say on ``audio`` beside the first pass's judgement ``first`` (see decide)."""
+    def _second_opinion(self, first: Final, audio: bytes, second_hearing: bool = False) -> Final:
+        """Whisper's say on ``audio`` beside the first pass's judgement ``first`` (see decide);
+        ``second_hearing``: the utterance heard again through the suppressor, where a weighed
+        command must come within ``again_within`` (not ``score_within``) of Whisper's own
+        transcript."""
         second = self.second
         assert second is not None
         texts = second.transcriber.hypotheses(audio, self._prompt(), second.hypotheses) or [""]
@@ -344,7 +351,8 @@ class Ear:
                 return weighed
             return NotRecognized(text, f"vetoed {first.text!r}: Whisper heard {text!r} "
                                        f"({distance:.2f} from it)", first.confidence)
-        weighed = self._runner_up(texts) or self._weigh(texts, None) or self._as_sentences(texts)
+        weighed = (self._runner_up(texts) or self._weigh(texts, None, second_hearing)
+                   or self._as_sentences(texts))
         if weighed is not None:
             return weighed
         if "not allowed now" in opinion.reason or not isinstance(first, NotRecognized):
@@ -384,7 +392,7 @@ class Ear:
             return None
         return Transcript(spotted.text, spotted.confidence, again[0], spotted.command, True)
 
-    def _weigh(self, texts: list[str], first: Transcript | None) -> Transcript | None:
+    def _weigh(self, texts: list[str], first: Transcript | None, second_hearing: bool = False) -> Transcript | None:
         """The command Whisper itself scores as what was said, among those nearest its
         transcripts and the first pass's (see SecondOpinion), or None."""
         second = self.second
@@ -411,6 +419,8 @@ class Ear:
         runner_up = ranked[1][0] if len(ranked) > 1 else -math.inf
         agreed = first is not None and command == first.command  # the first pass heard it too
         within = max(second.score_within, second.first_within) if agreed else second.score_within
+        if second_hearing:
+            within = second.again_within
         if best < own - within or best - runner_up < second.score_margin:
             return None
         return Transcript(sentence, 0.5, texts[0], command, True)
