@@ -502,12 +502,14 @@ def again_variants(rows: list[dict[str, Any]], how: dict[str, Any], d: HearingSe
     def undone(row: dict[str, Any]) -> Any:
         return decide(row, **how) or decide(row["again"], **how)
 
-    def alone(within: float | None) -> Any:
-        return lambda row: decide_again(row, within, **how) if within is not None else (
-            decide(row, **how) or decide(whisper_alone(row["again"]), **{**how, "score": None}))
+    def alone(within: float) -> Any:
+        return lambda row: decide_again(row, within, **how)
 
-    ways = {"as it is": alone(d.again_within), "within score_within": alone(score[0] if score else None),
-            "no weighing": alone(None), "veto undone": undone,
+    def unweighed(row: dict[str, Any]) -> Any:
+        return decide(row, **how) or decide(whisper_alone(row["again"]), **{**how, "score": None})
+
+    ways = {"as it is": alone(d.again_within), "within score_within": alone(score[0] if score else d.score_within),
+            "no weighing": unweighed, "veto undone": undone,
             "no second hearing": lambda row: decide(row, **how)}
     out = {}
     for name, way in ways.items():
