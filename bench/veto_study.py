@@ -238,7 +238,7 @@ def recorded_clips(voices: str, records: Path, games: dict[str, SentenceSet]) ->
     rows = read_records(records)
     clips = study_clips(voices, list(dict.fromkeys(r["condition"] for r in rows)), games)
     for i, ((_, condition, text, speaker, _, _), row) in enumerate(zip(clips, rows, strict=False)):
-        if (row["text"], row["voice"], row["condition"]) != (text, speaker.label, condition.name):
+        if clip_of(row) != (text, speaker.label, condition.name):
             raise SystemExit(f"{records} line {i + 1} is not clip {i + 1} of the {voices} voices' study")
     return list(zip(clips, rows, strict=False))
 
@@ -452,13 +452,18 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def clip_of(row: dict[str, Any]) -> tuple[str, str, str]:
+    """Which clip a record is of: what was said, by which voice, in which condition."""
+    return row["text"], row["voice"], row["condition"]
+
+
 def same_clips(rows: list[dict[str, Any]], like: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
     """The first of ``rows`` as many as ``like`` has (records of the same voice set are of the
     same clips in the same order, so a record cut short is compared on the clips it has)."""
     if len(rows) < len(like):
         raise SystemExit(f"{path} has {len(rows)} clips, fewer than the {len(like)} to compare with")
     for i, (row, other) in enumerate(zip(rows, like, strict=False)):
-        if (row["text"], row["voice"], row["condition"]) != (other["text"], other["voice"], other["condition"]):
+        if clip_of(row) != clip_of(other):
             raise SystemExit(f"{path} line {i + 1} is not the same clip as the records compared with")
     return rows[:len(like)]
 
@@ -467,7 +472,7 @@ def paired(rows: list[dict[str, Any]], again: list[dict[str, Any]], path: Path) 
     """``rows`` (as far as ``again`` goes), each with its clip's row of ``again`` (the same clips
     heard through noise suppression: --noise-suppression) as its "again"."""
     for i, (row, other) in enumerate(zip(rows, again, strict=False)):
-        if (row["text"], row["voice"], row["condition"]) != (other["text"], other["voice"], other["condition"]):
+        if clip_of(row) != clip_of(other):
             raise SystemExit(f"{path} line {i + 1} is not the clip of the records it is paired with")
         row["again"] = other
     return rows[:len(again)]

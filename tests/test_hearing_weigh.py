@@ -189,3 +189,42 @@ def test_the_last_try_writes_the_audio_again_prompted_with_sentences() -> None:
                               (Given(["Wider."], scores, styled=["Quieter."]), {}),
                               (Given(["Wider."], scores, styled=["I like it wider."]), {"as_sentences": True})):
         assert isinstance(hear(ear(whisper, **settings), ""), NotRecognized), settings
+
+
+class Twice(Given):
+    """Writes ``first`` at the first hearing and the given transcripts at the next (the second
+    hearing, through the noise suppressor)."""
+
+    def __init__(self, first: list[str], texts: list[str], scores: dict[str, float]) -> None:
+        super().__init__(texts, scores)
+        self.first = first
+        self.heard = 0
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        self.heard += 1
+        return (self.first if self.heard == 1 else self.texts)[:count]
+
+
+def test_the_second_hearing_weighs_commands_only_within_again_within() -> None:
+    # First hearing: talk, nothing near. Through the suppressor Whisper writes "Okay." and finds
+    # "Attack." 2.5 below it: within again_within 3, not within 2 (score_within is 4).
+    scores = {"Lovely weather.": -2.0, "Okay.": -1.7, "Attack.": -4.2}
+    whisper = Twice(["Lovely weather."], ["Okay."], scores)
+    heard = hear(ear(whisper, again_suppressed=4, again_within=3.0), "")
+    assert isinstance(heard, Transcript) and heard.command == Command("attack", {}), heard
+    assert whisper.heard == 2
+    whisper = Twice(["Lovely weather."], ["Okay."], scores)
+    assert isinstance(hear(ear(whisper, again_suppressed=4, again_within=2.0), ""), NotRecognized)
+    assert whisper.heard == 2
+    # off: heard once
+    whisper = Twice(["Lovely weather."], ["Okay."], scores)
+    assert isinstance(hear(ear(whisper), ""), NotRecognized) and whisper.heard == 1
+
+
+def test_a_first_pass_command_vetoed_stays_vetoed_at_the_second_hearing() -> None:
+    # The first pass took "roll the dice"; Whisper wrote talk both times: vetoed, and Whisper
+    # writing no words at the second hearing does not let the first pass's command stand.
+    whisper = Twice(["Lovely weather tonight."], [""], {"Lovely weather tonight.": -2.0})
+    heard = hear(ear(whisper, again_suppressed=4), "roll the dice")
+    assert isinstance(heard, NotRecognized), heard
+    assert whisper.heard == 2

@@ -318,16 +318,15 @@ class Ear:
             # Whisper alone decides the second time: a first-pass command it vetoed stays vetoed
             alone = (NotRecognized(first.text, "vetoed by Whisper", first.confidence)
                      if isinstance(first, Transcript) and first.command is not None else first)
-            again = self._second_opinion(alone, cleaned, second_hearing=True)
+            again = self._second_opinion(alone, cleaned, within=self.second.again_within)
             if isinstance(again, Transcript) and again.command is not None:
                 return again
         return final
 
-    def _second_opinion(self, first: Final, audio: bytes, second_hearing: bool = False) -> Final:
+    def _second_opinion(self, first: Final, audio: bytes, within: float | None = None) -> Final:
         """Whisper's say on ``audio`` beside the first pass's judgement ``first`` (see decide);
-        ``second_hearing``: the utterance heard again through the suppressor, where a weighed
-        command must come within ``again_within`` (not ``score_within``) of Whisper's own
-        transcript."""
+        ``within``: how far below Whisper's own transcript a weighed command may be, when not
+        ``score_within`` (the second hearing, through the suppressor: ``again_within``)."""
         second = self.second
         assert second is not None
         texts = second.transcriber.hypotheses(audio, self._prompt(), second.hypotheses) or [""]
@@ -351,7 +350,7 @@ class Ear:
                 return weighed
             return NotRecognized(text, f"vetoed {first.text!r}: Whisper heard {text!r} "
                                        f"({distance:.2f} from it)", first.confidence)
-        weighed = (self._runner_up(texts) or self._weigh(texts, None, second_hearing)
+        weighed = (self._runner_up(texts) or self._weigh(texts, None, within)
                    or self._as_sentences(texts))
         if weighed is not None:
             return weighed
@@ -392,9 +391,10 @@ class Ear:
             return None
         return Transcript(spotted.text, spotted.confidence, again[0], spotted.command, True)
 
-    def _weigh(self, texts: list[str], first: Transcript | None, second_hearing: bool = False) -> Transcript | None:
+    def _weigh(self, texts: list[str], first: Transcript | None, within: float | None = None) -> Transcript | None:
         """The command Whisper itself scores as what was said, among those nearest its
-        transcripts and the first pass's (see SecondOpinion), or None."""
+        transcripts and the first pass's (see SecondOpinion), or None; ``within`` instead of
+        ``score_within`` / ``first_within`` when given (see _second_opinion)."""
         second = self.second
         assert second is not None
         if second.score_nearest <= 0 or not self.sentences.words(texts[0]):
@@ -418,9 +418,8 @@ class Ear:
         best, (command, sentence) = ranked[0]
         runner_up = ranked[1][0] if len(ranked) > 1 else -math.inf
         agreed = first is not None and command == first.command  # the first pass heard it too
-        within = max(second.score_within, second.first_within) if agreed else second.score_within
-        if second_hearing:
-            within = second.again_within
+        if within is None:
+            within = max(second.score_within, second.first_within) if agreed else second.score_within
         if best < own - within or best - runner_up < second.score_margin:
             return None
         return Transcript(sentence, 0.5, texts[0], command, True)
