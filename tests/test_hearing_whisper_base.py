@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from assistant.engine import Command
 from assistant.hearing import HearingSettings, choose, open_ear, open_transcriber
 from assistant.hearing.events import NotRecognized
 from assistant.hearing.recognizer import ModelError
@@ -148,9 +149,13 @@ def test_the_hybrid_with_base_decides_what_the_first_pass_missed(base_settings: 
     hybrid = open_ear(base_settings, OMEGA, MOVE, engine="hybrid", fallback=False)
     assert hybrid.second is not None and hybrid.second.transcriber is open_transcriber(base_settings)
     right, wrong = hear_commands(hybrid, maker)
-    # Measured: 13 of 15, 1 wrong ("pass" written "Pause."; tiny.en's hybrid 15 of 15)
+    # Measured: 13 of 15 (tiny.en's hybrid 15 of 15); the wrong commands taken are "pass" written
+    # "Pause." by the Scottish and Caribbean voices, which say it with a long open "a": one of them
+    # on the machine these figures were first read on, both on an AMD EPYC (CTranslate2's int8
+    # arithmetic differs a little from one CPU to another). Any other wrong command fails.
     assert right >= 12, wrong
-    assert sum(got is not None for *_, got in wrong) <= 1, wrong
+    taken = [(text, got) for _, text, _, got in wrong if got is not None]
+    assert len(taken) <= 2 and all(text == "pass" and got == Command("pause", {}) for text, got in taken), wrong
 
 
 def test_setup_readies_base_from_its_packages_or_names_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
