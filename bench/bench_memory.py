@@ -4,11 +4,13 @@
         [--whisper-model faster-whisper-base]
 
 Starts `assistant play GAME` (the recognizer given; ``auto`` is the hybrid listener when
-Whisper is installed), speaks a sign-on and a move into the virtual microphone (the Piper
-voice), and reads the peak resident memory (VmHWM in /proc) of the assistant and of the
-processes it started (the microphone's own process) while the game runs: the sum of their
-peaks (VmHWM; shared libraries counted in each), and the highest sum of their Pss seen
-(shared pages split between them).
+Whisper is installed), speaks a sign-on, a line of table talk (the hybrid takes nothing from
+it, so every stage of its hearing runs: the first pass, Whisper's decision, weighing, and the
+second hearing through the noise suppressor, whose library it says was loaded) and a move
+into the virtual microphone (the Piper voice), and reads the peak resident memory (VmHWM in
+/proc) of the assistant and of the processes it started (the microphone's own process)
+while the game runs: the sum of their peaks (VmHWM; shared libraries counted in each), and
+the highest sum of their Pss seen (shared pages split between them).
 """
 
 from __future__ import annotations
@@ -28,9 +30,23 @@ from assistant.hearing.whisper_engine import DEFAULT_WHISPER_MODEL, KNOWN_MODELS
 from tests.audio_env import ensure_audio, private_mic, private_sink  # noqa: E402
 from tests.test_live_e2e import Lines, MicFeeder, piper_clip  # noqa: E402
 
-STEPS = [("skill zero", "BSAT1: Red, enter secret code."), ("code one two", "BSAT1: Blue, enter secret code."),
-         ("skip", "BSAT1: Green, enter secret code."), ("skip", "BSAT1: Yellow, enter secret code."),
-         ("skip", "VIRUS: "), ("how much time is left", "VIRUS: ")]
+#: What is said and the start of the answer awaited (None: table talk, no answer: the hybrid
+#: takes nothing from it, so Whisper hears it a second time, through the noise suppressor).
+STEPS: list[tuple[str, str | None]] = [
+    ("skill zero", "BSAT1: Red, enter secret code."), ("code one two", "BSAT1: Blue, enter secret code."),
+    ("skip", "BSAT1: Green, enter secret code."), ("skip", "BSAT1: Yellow, enter secret code."),
+    ("skip", "VIRUS: "), ("I think we should order pizza after this game", None),
+    ("how much time is left", "VIRUS: ")]
+#: The noise suppressor's library, loaded only for a second hearing (assistant/hearing/audio.py)
+SUPPRESSOR_LIBRARY = "webrtc_noise_gain"
+
+
+def mapped(pid: int, name: str) -> bool:
+    """Whether a file whose path holds ``name`` is mapped into process ``pid`` now."""
+    try:
+        return name in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
 
 
 def proc_kib(pid: int, file: str, key: str) -> int:
@@ -70,8 +86,10 @@ class Peaks:
     parts: tuple[int, ...] = ()
     pss: int = 0
     children_seen: int = 0
+    suppressor: bool = False  # the second hearing's library was seen loaded in the assistant
 
     def read(self, pid: int) -> None:
+        self.suppressor = self.suppressor or mapped(pid, SUPPRESSOR_LIBRARY)
         rss: list[int] = []
         pss = 0
         for one in [pid, *children(pid)]:
@@ -114,9 +132,9 @@ def measure(recognizer: str, game: str, whisper_model: str = DEFAULT_WHISPER_MOD
                 for text, answer in STEPS:
                     seen = len(out.lines)
                     feeder.say(piper_clip(text))
-                    deadline = time.monotonic() + 15
-                    while time.monotonic() < deadline and not any(
-                            line.startswith(answer) for line in out.lines[seen:]):
+                    deadline = time.monotonic() + (15 if answer is not None else 8)
+                    while time.monotonic() < deadline and not (answer is not None and any(
+                            line.startswith(answer) for line in out.lines[seen:])):
                         held.read(proc.pid)
                         time.sleep(0.1)
                     time.sleep(4.0)
@@ -144,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{held.rss / 1024:.0f} MB ({parts} MB: the assistant, then its microphone process); highest Pss "
           f"seen, shared pages counted once: {held.pss / 1024:.0f} MB")
     print(f"  ({len(lines)} lines said; last: {lines[-1] if lines else '-'})")
+    if args.recognizer in ("auto", "hybrid"):
+        print(f"  the second hearing's noise suppressor was {'' if held.suppressor else 'not '}loaded "
+              "(a table-talk line is said so that it is)")
     return 0
 
 
