@@ -20,8 +20,8 @@ the player's speech to the first sample of the answer handed to the speaker. Per
   (``LiveLoop.on_action`` says whether an answer was early); the others are reported.
   And **Whisper decides at its second hearing**: clips of those voices in white noise (10 or
   5 dB) that the hybrid takes only when Whisper hears them once more through the noise
-  suppressor (``again_suppressed``; checked on the clip first with it off and on): the
-  slowest way a command is taken.
+  suppressor (``again_suppressed``; checked first on each clip as the microphone gets it,
+  with it off and on): the slowest way a command is taken.
 - whisper: the Piper clips, every answer from Whisper at the end of the utterance.
 
 An engine that cannot be opened here is listed as not available. Prints the median and the
