@@ -47,8 +47,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.config import Config  # noqa: E402
+from assistant.engine import Command  # noqa: E402
 from assistant.games import omega_virus  # noqa: E402
 from assistant.hearing import Ear, HearingSettings, ModelError, Transcript, open_ear  # noqa: E402
+from assistant.hearing.events import Final  # noqa: E402
 from assistant.hearing.spoken import HELD_OUT_SPEAKERS, TUNING_SPEAKERS, ClipMaker, Speaker, add_noise  # noqa: E402
 from assistant.hearing.whisper_engine import DEFAULT_WHISPER_MODEL, KNOWN_MODELS  # noqa: E402
 from assistant.live.loop import LiveLoop, LiveSettings  # noqa: E402
@@ -95,6 +97,16 @@ def new_session(config: Config, announcer: SpokenAnnouncer) -> Session:
     return session
 
 
+def only_second_takes(first: Ear, second: Ear, clip: Int16, expected: Command) -> Final | None:
+    """What ``first`` made of ``clip`` when it takes no command from it and ``second`` takes
+    ``expected``; otherwise None."""
+    heard = first.hear(clip)
+    if isinstance(heard, Transcript) and heard.command is not None:
+        return None  # the first takes it: not a case for the second
+    decided = second.hear(clip)
+    return heard if isinstance(decided, Transcript) and decided.command == expected else None
+
+
 def doubted_clips(config: Config, session: Session, count: int = 3, cache: Path | None = None) -> list[Int16]:
     """Clips of other voices than Piper's that PocketSphinx alone does not take but Whisper
     alone hears right, under the grammar of the session's moment (empty if Whisper cannot
@@ -116,11 +128,8 @@ def doubted_clips(config: Config, session: Session, count: int = 3, cache: Path 
             continue
         for speaker in voices:
             clip = maker.say(text, speaker)
-            heard = first.hear(clip)
-            if isinstance(heard, Transcript) and heard.command is not None:
-                continue  # the first pass takes it: not a case for Whisper
-            decided = second.hear(clip)
-            if isinstance(decided, Transcript) and decided.command == expected:
+            heard = only_second_takes(first, second, clip, expected)
+            if heard is not None:
                 print(f"  Whisper decides: {text!r} said by {speaker.label} (PocketSphinx alone: "
                       f"{heard.heard!r}, {getattr(heard, 'reason', '')})")
                 found.append(clip)
@@ -166,12 +175,8 @@ def second_hearing_clips(config: Config, session: Session, count: int = 3, cache
         if expected is None or len(found) >= count:
             continue
         clip = add_noise(maker.say(text, speaker), "white", snr, seed=seed)
-        fed = as_fed(clip)
-        heard = once.hear(fed)
-        if isinstance(heard, Transcript) and heard.command is not None:
-            continue  # taken at the first hearing
-        decided = twice.hear(fed)
-        if isinstance(decided, Transcript) and decided.command == expected:
+        heard = only_second_takes(once, twice, as_fed(clip), expected)
+        if heard is not None:
             print(f"  the second hearing decides: {text!r} said by {speaker.label} in white noise {snr} dB "
                   f"(the first hearing: {getattr(heard, 'reason', '')})")
             found.append(clip)
