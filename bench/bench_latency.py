@@ -97,6 +97,10 @@ def new_session(config: Config, announcer: SpokenAnnouncer) -> Session:
     return session
 
 
+#: The voices the Whisper cases are said in: espeak-ng's, none of them the Piper voice
+ESPEAK_VOICES: tuple[Speaker, ...] = tuple(s for s in (*HELD_OUT_SPEAKERS, *TUNING_SPEAKERS) if s.engine == "espeak")
+
+
 def only_second_takes(first: Ear, second: Ear, clip: Int16, expected: Command) -> Final | None:
     """What ``first`` made of ``clip`` when it takes no command from it and ``second`` takes
     ``expected``; otherwise None."""
@@ -120,13 +124,12 @@ def doubted_clips(config: Config, session: Session, count: int = 3, cache: Path 
         print(f"  (no clips for Whisper to decide: {error})")
         return []
     maker = ClipMaker(cache)
-    voices: list[Speaker] = [s for s in (*HELD_OUT_SPEAKERS, *TUNING_SPEAKERS) if s.engine == "espeak"]
     found: list[Int16] = []
     for text in DOUBT_TEXTS:
         expected = session.sentences.match(text, intents)
         if expected is None:
             continue
-        for speaker in voices:
+        for speaker in ESPEAK_VOICES:
             clip = maker.say(text, speaker)
             heard = only_second_takes(first, second, clip, expected)
             if heard is not None:
@@ -167,10 +170,9 @@ def second_hearing_clips(config: Config, session: Session, count: int = 3, cache
         print(f"  (no clips for a second hearing: {error})")
         return []
     maker = ClipMaker(cache)
-    voices: list[Speaker] = [s for s in (*HELD_OUT_SPEAKERS, *TUNING_SPEAKERS) if s.engine == "espeak"]
     found: list[Int16] = []
     for seed, (text, speaker, snr) in enumerate((t, v, snr) for snr in (10, 5) for t in DOUBT_TEXTS
-                                                for v in voices):
+                                                for v in ESPEAK_VOICES):
         expected = session.sentences.match(text, intents)
         if expected is None or len(found) >= count:
             continue
