@@ -1,0 +1,88 @@
+"""Hearing's settings, declared once: key, default, limits and one line of doc each.
+
+The schema of ``config.yaml`` gathers these (with every other part's declarations), so the
+defaults written here are the only ones. ``HearingSettings.from_config`` reads them.
+"""
+
+from __future__ import annotations
+
+from assistant.schema import Setting
+
+ENGINES = ("auto", "hybrid", "whisper", "vosk", "pocketsphinx", "text")
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("recognizer", "auto", "Which speech recognizer hears the players.", choices=ENGINES, player=True),
+    Setting("hearing.vosk_model", "vosk-model-small-en-us-0.15",
+            "The Vosk model: a folder name under models_dir, or a path to a model folder.", player=True),
+    Setting("hearing.models_dir", "", "Where models live (\"\" = the project's models/ folder).", player=True),
+    Setting("hearing.vosk_url", "https://alphacephei.com/vosk/models/vosk-model-small-en-us-0.15.zip",
+            "Where `assistant setup` downloads the Vosk model from."),
+    Setting("hearing.vosk_sha256", "30f26242c4eb449f948e42cb302dd7a686cb29a3423a8367f99ff41780942498",
+            "The Vosk model zip's SHA-256 (\"skip\" = no check)."),
+    Setting("hearing.snap_edits", 1, "A transcript one word away from exactly one allowed sentence is taken (1); "
+            "0 takes exact sentences only.", choices=(0, 1)),
+    Setting("hearing.vosk.min_confidence", 0.6, "Vosk: reject a transcript when any word's confidence is below this.",
+            minimum=0.0, maximum=1.0),
+    Setting("hearing.pocketsphinx.min_confidence", 0.0, "PocketSphinx: the least confidence a transcript needs.",
+            minimum=0.0, maximum=1.0),
+    Setting("hearing.pocketsphinx.chatter_words", 30, "Common words in the chatter loop that absorbs table talk.",
+            minimum=0, maximum=300),
+    Setting("hearing.pocketsphinx.chatter_entry", 1e-25, "Probability of entering the chatter loop.",
+            minimum=1e-30, maximum=1.0),
+    Setting("hearing.pocketsphinx.chatter_loop", 0.1, "The chatter loop's repeat probability.",
+            minimum=1e-30, maximum=1.0),
+    Setting("hearing.pocketsphinx.noise_floor", 30.0, "The quietest noise level (int16 RMS) assumed before speech.",
+            minimum=0.0, maximum=3000.0),
+    Setting("hearing.pocketsphinx.phone_check", 1.2, "Doubt a command whose heard phones are more than this many "
+            "edits per phone from its pronunciation (0: off).", minimum=0.0, maximum=100.0),
+    Setting("hearing.pocketsphinx.early_phone_check", 0.8, "The same check before answering early.",
+            minimum=0.0, maximum=100.0),
+    Setting("hearing.whisper.model", "faster-whisper-tiny.en", "The Whisper model: faster-whisper-tiny.en, "
+            "faster-whisper-base, or a folder of one's own.", player=True),
+    Setting("hearing.whisper.check_sha256", True, "Check a known model's files against their SHA-256."),
+    Setting("hearing.whisper.beam_size", 5, "Whisper's beam width.", minimum=1, maximum=10),
+    Setting("hearing.whisper.threads", 0, "CPU threads for Whisper (0 = all).", minimum=0, maximum=64, player=True),
+    Setting("hearing.whisper.noise_suppression", 0, "WebRTC noise suppression before Whisper: 0 off, 1-4.",
+            minimum=0, maximum=4),
+    Setting("hearing.whisper.max_distance", 0.4, "Spotting: the farthest (edits per phone) a command may be from "
+            "what Whisper wrote.", minimum=0.0, maximum=2.0),
+    Setting("hearing.whisper.margin", 0.75, "Spotting: how much farther every other command must be.",
+            minimum=0.0, maximum=20.0),
+    Setting("hearing.whisper.outside", 0.5, "Spotting: the cost of words around the command.",
+            minimum=0.0, maximum=2.0),
+    Setting("hearing.whisper.filler_share", 0.25, "Spotting: the share of that cost for filler words.",
+            minimum=0.0, maximum=1.0),
+    Setting("hearing.whisper.veto", True, "Hybrid: drop a first-pass command when Whisper heard other words."),
+    Setting("hearing.whisper.confirm_distance", 0.4, "Hybrid: how near Whisper must come to confirm it.",
+            minimum=0.0, maximum=5.0),
+    Setting("hearing.whisper.hypotheses", 3, "How many of Whisper's transcripts the hybrid weighs.",
+            minimum=1, maximum=5),
+    Setting("hearing.whisper.runner_up_distance", 0.6, "How near the best transcript a runner-up's command must be.",
+            minimum=0.0, maximum=5.0),
+    Setting("hearing.whisper.score_nearest", 3, "Commands nearest each transcript that Whisper scores (0: off).",
+            minimum=0, maximum=10),
+    Setting("hearing.whisper.score_distance", "auto", "How far those commands may be (auto: the model's own).",
+            minimum=0.0, maximum=5.0),
+    Setting("hearing.whisper.score_within", 4.0, "A scored command's log-likelihood within this of Whisper's own.",
+            minimum=0.0, maximum=50.0),
+    Setting("hearing.whisper.score_margin", 3.0, "...and this above every other candidate's.",
+            minimum=0.0, maximum=50.0),
+    Setting("hearing.whisper.first_within", 14.0, "The same window when the first pass heard that command.",
+            minimum=0.0, maximum=50.0),
+    Setting("hearing.whisper.unprompted", True, "Write the audio again without the prompt when nothing is spotted."),
+    Setting("hearing.whisper.as_sentences", False, "Write it once more prompted with sentences (push-to-talk: on)."),
+    Setting("hearing.whisper.as_sentences_within", 4.0, "How much less likely that may be than the first transcript.",
+            minimum=0.0, maximum=50.0),
+    Setting("hearing.whisper.again_suppressed", 4, "Hear what nothing took again through the noise suppressor at "
+            "this level (0: off).", minimum=0, maximum=4),
+    Setting("hearing.whisper.again_within", 3.0, "How near Whisper's own transcript a command weighed then must come.",
+            minimum=0.0, maximum=50.0),
+)
+
+
+def default(key: str) -> object:
+    """The declared default of ``key``."""
+    for setting in SETTINGS:
+        if setting.key == key:
+            return setting.default
+    raise KeyError(key)
