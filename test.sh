@@ -2,8 +2,9 @@
 # Run every check: ./test.sh [pytest options]
 set -euo pipefail
 cd "$(dirname "$0")"
-# the phone keypad page is tested in a real browser: Debian's Chromium and its WebDriver
-EXTRA_APT_PACKAGES="chromium chromium-driver" . scripts/ensure-env.sh
+# the phone keypad page is tested in a real browser (Debian's Chromium and its WebDriver);
+# the service unit is checked with systemd-analyze (Debian: systemd)
+EXTRA_APT_PACKAGES="chromium chromium-driver systemd" . scripts/ensure-env.sh
 .venv/bin/ruff check assistant tests bench
 .venv/bin/mypy
 .venv/bin/python -m pytest -q "$@"
