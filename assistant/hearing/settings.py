@@ -67,3 +67,31 @@ BY_KEY: dict[str, Setting[Any]] = {setting.key: setting for setting in SETTINGS}
 def default(key: str) -> Any:
     """The declared default of ``key``."""
     return BY_KEY[key].default
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"' if value == "" else value
+    return repr(value)
+
+
+def settings_table() -> str:
+    """docs/hearing.md's settings table, written from the declarations (tests/test_hearing_settings.py
+    holds the docs to it and prints it when they differ)."""
+    from assistant.hearing.pipeline import Cascade
+
+    rows = ["| key | default | range | what it does |", "|---|---|---|---|"]
+    for setting in SETTINGS:
+        if setting.choices is not None:
+            limits = ", ".join(_shown(c) for c in setting.choices)
+        elif setting.minimum is not None or setting.maximum is not None:
+            limits = f"{_shown(setting.minimum)} to {_shown(setting.maximum)}"
+        else:
+            limits = ""
+        rows.append(f"| `{setting.key}` | {_shown(setting.default)} | {limits} | {setting.doc} |")
+    stages = ["| stage | switch | a command it takes is |", "|---|---|---|"]
+    for stage in Cascade().stages:
+        stages.append(f"| {stage.name} | `{stage.switch}` | {'heard' if stage.sure else 'doubted'} |")
+    return "\n".join(rows) + "\n\nThe hybrid's stages, in the order they run:\n\n" + "\n".join(stages) + "\n"
