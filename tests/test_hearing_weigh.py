@@ -47,8 +47,9 @@ class Given:
 
 
 def ear(transcriber: Given, **settings: float) -> Ear:
-    """An Ear whose second opinion comes from ``transcriber`` (no second hearing unless asked)."""
-    hearing = HearingSettings(**{"again_suppressed": 0, **settings})  # type: ignore[arg-type]
+    """An Ear whose second opinion comes from ``transcriber`` (no second hearing unless asked; no
+    budget to keep to)."""
+    hearing = HearingSettings(**{"again_suppressed": 0, "budget_seconds": 100.0, **settings})  # type: ignore[arg-type]
     return Ear(TextRecognizer(), CARDS, second=SecondOpinion(transcriber, Spotter(CARDS), hearing))
 
 

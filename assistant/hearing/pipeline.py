@@ -162,7 +162,7 @@ class Stage:
 class Spot(Stage):
     name = "spot"
     sure = True
-    typical_seconds = 1.2
+    typical_seconds = 0.9
     SETTINGS = (
         Setting("hearing.whisper.spotting", True, "Take a command spotted in Whisper's best transcript."),
         Setting("hearing.whisper.hypotheses", 3, "How many of Whisper's transcripts the hybrid weighs.",
@@ -176,7 +176,7 @@ class Spot(Stage):
 
 class Unprompted(Stage):
     name = "unprompted"
-    typical_seconds = 0.4
+    typical_seconds = 0.2
     SETTINGS = (
         Setting("hearing.whisper.unprompted", True, "Write the audio again without the prompt when nothing is "
                 "spotted."),
@@ -243,7 +243,7 @@ class Weigh(Stage):
     command ("Attack.") that Whisper, summed over its tokens, finds more likely."""
 
     name = "weigh"
-    typical_seconds = 0.3
+    typical_seconds = 1.4
     SETTINGS = (
         Setting("hearing.whisper.weigh", True, "Have Whisper score the commands nearest what it wrote."),
         Setting("hearing.whisper.score_nearest", 3, "Commands nearest each transcript that Whisper scores (0: off).",
@@ -320,7 +320,7 @@ class Again(Stage):
     not write through may be gone; a first-pass command it vetoed stays vetoed."""
 
     name = "again"
-    typical_seconds = 1.5
+    typical_seconds = 2.3
     SETTINGS = (
         Setting("hearing.whisper.again_suppressed", 4, "Hear what nothing took again through the noise suppressor at "
                 "this level (0: off).", minimum=0, maximum=4),
@@ -342,9 +342,13 @@ class Again(Stage):
         return decided if taken(decided) else None
 
 
-BUDGET = Setting("hearing.budget_seconds", 6.0, "CPU seconds (all cores) Whisper may spend on one utterance; a stage "
-                 "that would go past it is not run and the player is asked to say it again (estimates: Pi 5 6.0, "
-                 "Pi 4 14.0).", minimum=0.0, maximum=120.0)
+#: Estimated from the stages' CPU seconds measured here (Step.seconds; spot 0.83 median, weigh 1.36,
+#: again 2.25 on this project's 2-core x86 machine) times about 1.8 for a Pi 5 and 4.5 for a Pi 4
+#: (Whisper tiny int8 takes ~3.2 s for a command on a Pi 400, ~0.85 s here; a Pi 5 is 2-3x a Pi 4):
+#: 3.0 lets a Pi 5 write and spot (about 1.5 s) and try unprompted, a Pi 4 the same in 5.0.
+BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper's stages may spend on one "
+                 "utterance; a stage that would go past it is not run and the player is asked to say it again at "
+                 "once. Estimates: Raspberry Pi 5 3.0, Pi 4 5.0.", minimum=0.0, maximum=120.0)
 
 
 class Cascade:
@@ -396,10 +400,10 @@ class Cascade:
                     return OverBudget(heard, f"over the budget ({budget:.2f} CPU s) before {name}",
                                       case.first.confidence)
                 break  # Whisper has had its say: what it decided so far stands
-            start = self.clock()
+            start, spent = self.clock(), self.spent
             decided = stage.run(case)
             cost = self.clock() - start
-            self.spent += cost
+            self.spent = spent + cost  # ``again``'s own stages counted once, in its cost
             self.expected[stage.name] += self.LEARN * (cost - self.expected[stage.name])
             case.steps.append(Step(name, _verdict(stage, decided, case), cost, _command(decided)))
             if decided is not None:
