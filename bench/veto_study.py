@@ -161,7 +161,7 @@ def hear_clip(ear: Any, grammar: Any, maker: ClipMaker, noise: Any, clip: Clip, 
     ear.second = None  # the first pass alone, then Whisper on the same audio
     first = ear.hear(audio)
     ear.second = second
-    texts = second.transcriber.hypotheses(audio.tobytes(), ear._prompt(), 3) or [""]
+    texts = second.transcriber.hypotheses(audio.tobytes(), ear.prompt(), 3) or [""]
     spots = [ear.spot(t) for t in texts]
     command = first.command if isinstance(first, Transcript) else None
     found = [s.command if isinstance(s, Transcript) else None for s in spots]
@@ -212,12 +212,12 @@ def hear_clip(ear: Any, grammar: Any, maker: ClipMaker, noise: Any, clip: Clip, 
 
 def styled_transcript(ear: Any, audio: bytes | None) -> dict[str, Any]:
     """Whisper's transcript under the last try's prompt (each example a sentence:
-    Ear._as_sentences), the command spotted in it, and Whisper's score of that command as the
+    the as_sentences stage), the command spotted in it, and Whisper's score of that command as the
     whole transcript under the first prompt, as in play: a record's "styled", "styled_spot" and
     "styled_score"."""
     second = ear.second
     if audio is not None:  # None: the transcriber holds the audio's encoding under the first prompt already
-        second.transcriber.hypotheses(audio, ear._prompt(), 1)
+        second.transcriber.hypotheses(audio, ear.prompt(), 1)
     texts = second.transcriber.again(prompt_as_sentences(ear.sentences.help_for(ear.graph.intents)), 1)
     spotted = ear.spot(texts[0]) if texts else None
     command = spotted.command if isinstance(spotted, Transcript) else None

@@ -71,7 +71,7 @@ class Whisper:
         return self.plain[:count] if not prompt else []
 
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
-        return [-100.0 for _ in texts]  # nothing weighed
+        return [-100.0 if ending else 0.0 for _ in texts]  # every command far less likely than what it wrote
 
 
 @dataclass
@@ -195,3 +195,14 @@ def test_over_the_budget_the_player_is_asked_to_say_it_again_at_once() -> None:
     assert [s.stage for s in t.loop.ear.steps] == ["first", "spot"] and "stopped" in t.loop.ear.steps[1].verdict
     t.utterance("", ["Ready."])
     assert t.acted == [] and len(t.said) == 1 and t.said[0].endswith(SAY_AGAIN), t.said
+
+
+def test_a_command_not_allowed_now_has_the_game_say_why() -> None:
+    """The Ear gives the command the rules refuse (typed, no reason to read): the game says why."""
+    t = table("omega-virus", [])  # choosing the skill level: no move yet
+    t.utterance("teleport", ["Teleport."])
+    assert t.acted == [] and len(t.said) == 1 and not t.said[0].endswith(SAY_AGAIN), t.said
+    said = t.said[0]
+    t.said.clear()
+    t.session.apply(Command("teleport"))
+    assert t.said == [said]  # the rule's own answer
