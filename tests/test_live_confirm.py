@@ -194,6 +194,8 @@ def test_over_the_budget_the_player_is_asked_to_say_it_again_at_once() -> None:
     assert isinstance(heard, OverBudget), heard
     assert [s.stage for s in t.loop.ear.steps] == ["first", "spot"] and "stopped" in t.loop.ear.steps[1].verdict
     t.utterance("", ["Ready."])
+    assert t.acted == [] and t.said == [], t.said  # no words heard (a noise): nothing to say again
+    t.utterance("ready", ["Ready."])
     assert t.acted == [] and len(t.said) == 1 and t.said[0].endswith(SAY_AGAIN), t.said
 
 

@@ -14,8 +14,8 @@ listens for one utterance: until the recognizer ends one that had words, or ``ta
 pass; then it is closed again, so table talk between presses is never heard at all.
 
 What the ear gives at the end of an utterance is typed, and the loop acts on the type: a command
-heard is acted on; a command not allowed now has the game say why; an utterance the hybrid ran
-out of time on is answered "Say again?" at once; anything else not understood is let go
+heard is acted on; a command not allowed now has the game say why; words the hybrid ran out of
+time on (hearing.budget_seconds) are answered "Say again?" at once; anything else not understood is let go
 silently (table talk). A command heard with doubt (``Doubted``) is acted on at once only when its
 intent is ``harmless`` (sentences files: repeat, help, status, volume...); any other is asked
 about first ("Explore one two zero?"): yes acts on it, no drops it ("Say again?"), another
@@ -400,7 +400,7 @@ class LiveLoop:
             self._asking = None
             self.session.apply(event.command)  # the rule's reason, spoken
             return True
-        if isinstance(event, OverBudget):
+        if isinstance(event, OverBudget) and event.heard:  # words, not a noise: asked again
             self.log(f"heard {event.heard!r}: {event.reason}; asked to say it again")
             self.session.say(SAY_AGAIN)
             return True
