@@ -171,6 +171,9 @@ class Intent:
     templates: list[Node]
     help: str = ""
     sources: list[str] = field(default_factory=list)
+    #: acting on it by mistake loses nothing (repeat, help, status, volume): a command of it heard
+    #: with doubt is acted on without asking (``harmless: true`` in the sentences file)
+    harmless: bool = False
 
 
 Slots = tuple[tuple[str, str], ...]
@@ -228,6 +231,7 @@ class SentenceSet:
                 [parse_template(s) for s in sentences],
                 str(spec.get("help", "")),
                 sentences,
+                bool(spec.get("harmless", False)),
             )
         self._check_refs()
 

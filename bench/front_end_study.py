@@ -111,7 +111,7 @@ def study(voices: str, conditions: Sequence[str], per: int, fronts: Sequence[str
             start = time.perf_counter()
             cleaned = run(audio)
             seconds[name] += time.perf_counter() - start
-            texts = ear.second.transcriber.hypotheses(cleaned.tobytes(), ear._prompt(), 1) or [""]
+            texts = ear.second.transcriber.hypotheses(cleaned.tobytes(), ear.prompt(), 1) or [""]
             spotted = ear.spot(texts[0])
             command = spotted.command if isinstance(spotted, Transcript) else None
             row = tally[name][condition.name]

@@ -3,7 +3,6 @@
     .venv/bin/python bench/veto_study.py --voices tuning --out /tmp/veto-tuning.jsonl [--bare]
         [--conditions clean "white 20 dB" "white 10 dB" "babble 20 dB" "babble 10 dB" reverb "reverb+babble 10"]
     .venv/bin/python bench/veto_study.py --simulate /tmp/veto-tuning.jsonl
-    .venv/bin/python bench/veto_study.py --respot /tmp/veto-tuning.jsonl --out /tmp/respot.jsonl
     .venv/bin/python bench/veto_study.py --restyle /tmp/veto-tuning.jsonl --voices tuning --out /tmp/styled.jsonl
     .venv/bin/python bench/veto_study.py --rehear /tmp/veto-tuning.jsonl --voices tuning --intents start_listening \
         --out /tmp/reheard.jsonl
@@ -38,6 +37,7 @@ import math
 import random
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +45,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
-from assistant.hearing import HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
-from assistant.hearing.recognizer import prompt_as_sentences, written  # noqa: E402
+from assistant.hearing import STAGE_NAMES, HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
+from assistant.hearing.pipeline import Case  # noqa: E402
+from assistant.hearing.recognizer import Ear, SecondOpinion, prompt_as_sentences, written  # noqa: E402
 from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
+from assistant.hearing.spotting import Spotter  # noqa: E402
+from assistant.hearing.text_engine import TextRecognizer  # noqa: E402
 from assistant.hearing.whisper_engine import (  # noqa: E402
     DEFAULT_WHISPER_MODEL,
     KNOWN_MODELS,
@@ -126,14 +129,6 @@ def study_ears(model: str = DEFAULT_WHISPER_MODEL, threads: int = 0, suppression
     return games, moments, ears
 
 
-def default_how(d: HearingSettings, unprompted: bool = True) -> dict[str, Any]:
-    """``decide``'s arguments for the settings ``d`` (``unprompted``: when the record has it)."""
-    return {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
-            "score": (d.score_within, d.score_margin), "first_within": d.first_within,
-            "distance": d.weigh_distance, "nearest": d.score_nearest, "unprompted": d.unprompted and unprompted,
-            "as_sentences": d.as_sentences_within if d.as_sentences else None}
-
-
 def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS,
            bare_decode: bool = False, model: str = DEFAULT_WHISPER_MODEL, threads: int = 0,
            suppression: int | None = None) -> None:
@@ -166,7 +161,7 @@ def hear_clip(ear: Any, grammar: Any, maker: ClipMaker, noise: Any, clip: Clip, 
     ear.second = None  # the first pass alone, then Whisper on the same audio
     first = ear.hear(audio)
     ear.second = second
-    texts = second.transcriber.hypotheses(audio.tobytes(), ear._prompt(), 3) or [""]
+    texts = second.transcriber.hypotheses(audio.tobytes(), ear.prompt(), 3) or [""]
     spots = [ear.spot(t) for t in texts]
     command = first.command if isinstance(first, Transcript) else None
     found = [s.command if isinstance(s, Transcript) else None for s in spots]
@@ -217,12 +212,12 @@ def hear_clip(ear: Any, grammar: Any, maker: ClipMaker, noise: Any, clip: Clip, 
 
 def styled_transcript(ear: Any, audio: bytes | None) -> dict[str, Any]:
     """Whisper's transcript under the last try's prompt (each example a sentence:
-    Ear._as_sentences), the command spotted in it, and Whisper's score of that command as the
+    the as_sentences stage), the command spotted in it, and Whisper's score of that command as the
     whole transcript under the first prompt, as in play: a record's "styled", "styled_spot" and
     "styled_score"."""
     second = ear.second
     if audio is not None:  # None: the transcriber holds the audio's encoding under the first prompt already
-        second.transcriber.hypotheses(audio, ear._prompt(), 1)
+        second.transcriber.hypotheses(audio, ear.prompt(), 1)
     texts = second.transcriber.again(prompt_as_sentences(ear.sentences.help_for(ear.graph.intents)), 1)
     spotted = ear.spot(texts[0]) if texts else None
     command = spotted.command if isinstance(spotted, Transcript) else None
@@ -291,161 +286,70 @@ def rehear(voices: str, records: Path, intents: Sequence[str], out: Path, cache:
     print(f"{heard} of {len(pairs)} clips heard again", file=sys.stderr)
 
 
-def respot(records: Path, out: Path) -> None:
-    """Spot again the transcripts recorded in ``records`` with the spotting code as it is now
-    (same clips, grammars and first pass), into ``out``: a change to spotting is weighed without
-    hearing every clip again."""
-    games, moments, ears = study_ears()
-    with out.open("w") as f:
-        for line in records.read_text().splitlines():
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            ear = ears[row["game"]]
-            second = ear.second
-            assert second is not None
-            expected = row["expected"]
-            ear.set_intents(grammar_for(moments[row["game"]], expected[0] if expected else None)
-                            or games[row["game"]].intents)
-            texts = row["texts"]
-            found = [s.command if isinstance(s, Transcript) else None for s in (ear.spot(t) for t in texts)]
-            command = Command(row["first"][0], row["first"][1]) if row["first"] else None
-            row.update({
-                "words": bool(ear.sentences.words(texts[0])),
-                "spots": [[c.intent, dict(c.slots)] if c else None for c in found],
-                "first_distances": [second.spotter.distance(t, command) for t in texts] if command else None,
-                "spot_distances": [second.spotter.distance(texts[0], c) if c else None for c in found],
-            })
-            f.write(json.dumps(row) + "\n")
+#: The audio a replay passes the stages: what Whisper wrote of the clip is in the record.
+REPLAYED_AUDIO = bytes(32_000)
 
 
-def weigh(row: dict[str, Any], within: float, margin: float, distance: float = TINY_SCORE_DISTANCE,
-          first_within: float | None = None, nearest: int = 3) -> Any:
-    """Ear._weigh's outcome for a recorded clip (needs a record with "cands"): ``first_within``
-    is the wider score_within for the first pass's own command (None: the same); ``nearest``
-    (score_nearest) counts only in records that carry the candidates' ranks, made with
-    ``NEAREST`` per transcript (older ones hold the 3 nearest)."""
-    if not row["words"]:
-        return None
-    cands = sorted((c for c in row["cands"] if (c[3] is None or c[3] <= distance) and c[4] > -math.inf
-                    and (len(c) < 7 or c[6] is None or c[6] < nearest)
-                    and (len(c) < 6 or c[5] in ("first", "whisper"))),  # as Ear._weigh: not the "heard" ones
-                   key=lambda c: -c[4])
-    if not cands:
-        return None
-    runner_up = cands[1][4] if len(cands) > 1 else -math.inf
-    best = [cands[0][0], cands[0][1]]
-    if first_within is not None and best == row["first"]:
-        within = first_within
-    if cands[0][4] < row["free_score"] - within or cands[0][4] - runner_up < margin:
-        return None
-    return best
+class Replayed:
+    """Whisper as a record kept it, for the real stages to decide on: its best transcripts, its
+    unprompted transcript (``--bare``), its last-try transcript (``--restyle``) and its scores of
+    the commands nearest what it wrote; a command the record holds no score for is one Whisper
+    would not end with (not taken). ``again``: the record of the same clip heard through the noise
+    suppressor (``--noise-suppression``), which the second hearing's stages are given."""
+
+    def __init__(self, row: dict[str, Any], ear: Any, again: dict[str, Any] | None = None) -> None:
+        self.rows = [row, again] if again is not None else [row]
+        self.ear = ear
+        self.heard = -1
+
+    @property
+    def row(self) -> dict[str, Any]:
+        return self.rows[min(self.heard, len(self.rows) - 1)]
+
+    def transcribe(self, audio: bytes, prompt: str = "") -> str:
+        return self.hypotheses(audio, prompt)[0]
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        self.heard += 1
+        if self.heard >= len(self.rows):
+            raise ValueError("the record holds no second hearing: replay with again_suppressed 0")
+        return list(self.row["texts"][:count])
+
+    def again(self, prompt: str = "", count: int = 1) -> list[str]:
+        return list(self.row.get("styled") or [] if prompt else self.row.get("bare") or [])[:count]
+
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
+        row = self.row
+        scores = {written(c[2]): c[4] for c in row.get("cands", [])}
+        styled = row.get("styled") or []
+        spotted = self.ear.spot(styled[0]) if styled and row.get("styled_score") is not None else None
+        if isinstance(spotted, Transcript):
+            scores.setdefault(written(spotted.text), row["styled_score"])
+        return [row["free_score"] if not ending else scores.get(text, -math.inf) for text in texts]
 
 
-def decide(row: dict[str, Any], confirm: float, runner_up: float, score: tuple[float, float] | None = None,
-           first_within: float | None = None, unprompted: bool = False, as_sentences: float | None = None,
-           distance: float = TINY_SCORE_DISTANCE, nearest: int = 3) -> Any:
-    """Ear.decide's outcome for a recorded clip (``score``: score_within and score_margin, or
-    None for no weighing by Whisper's score, of the commands at most ``distance`` (score_distance)
-    from a transcript; ``unprompted``: a command spotted in Whisper's
-    unprompted transcript is taken next, needs a record made with --bare; ``as_sentences``:
-    the last try's, within that of Whisper's own transcript's score, or None for off; needs
-    "styled_spot" in the record)."""
-    taken = decide_before_last(row, confirm, runner_up, score, first_within, unprompted, distance, nearest)
-    if taken is not None or as_sentences is None or row.get("styled_score") is None:
-        return taken
-    if row["free_score"] == -math.inf or row["styled_score"] < row["free_score"] - as_sentences:
-        return None
-    return row["styled_spot"]
-
-
-def decide_before_last(row: dict[str, Any], confirm: float, runner_up: float,
-                       score: tuple[float, float] | None, first_within: float | None, unprompted: bool,
-                       distance: float = TINY_SCORE_DISTANCE, nearest: int = 3) -> Any:
-    if row["spots"][0]:
-        return row["spots"][0]
-    if unprompted and row.get("bare_spots") and row["bare_spots"][0]:
-        return row["bare_spots"][0]
-    if row["first"] and (not row["words"] or min(row["first_distances"]) <= confirm):
-        return row["first"]
-    for spot, apart in zip(row["spots"][1:], row["spot_distances"][1:], strict=True):
-        if spot and apart is not None and apart <= runner_up:
-            return spot
-    return weigh(row, *score, distance=distance, first_within=first_within, nearest=nearest) if score else None
-
-
-def tally(rows: list[dict[str, Any]], **how: Any) -> str:
-    """Commands right, wrong, and table talk taken by ``decide(row, **how)``; and commands right
-    per condition."""
-    commands = [r for r in rows if r["expected"]]
-    talk = [r for r in rows if not r["expected"]]
-    said = [decide(r, **how) for r in commands]
-    right = sum(d == r["expected"] for d, r in zip(said, commands, strict=True))
-    wrong = sum(d not in (None, r["expected"]) for d, r in zip(said, commands, strict=True))
-    taken = sum(decide(r, **how) is not None for r in talk)
-    conditions = sorted({r["condition"] for r in commands})
-    per = []
-    for name in conditions:
-        these = [(d, r) for d, r in zip(said, commands, strict=True) if r["condition"] == name]
-        per.append(f"{100 * sum(d == r['expected'] for d, r in these) / len(these):3.0f}")
-    return (f"{right:>5}/{len(commands)} {100 * right / len(commands):5.1f}%  {wrong:>5}  {taken:>4}/{len(talk)}"
-            f"   {' '.join(per)}")
-
-
-def simulate(paths: Sequence[Path], model: str = DEFAULT_WHISPER_MODEL) -> None:
-    """The grids (see the module's docstring) on records made with Whisper ``model``, whose own
-    thresholds (score_distance) are the defaults."""
-    d = HearingSettings(whisper=WhisperSettings(model=model))
-    for path in paths:
-        rows = read_records(path)
-        conditions = sorted({r["condition"] for r in rows if r["expected"]})
-        print(f"{path}: {sum(1 for r in rows if r['expected'])} command clips, "
-              f"{sum(1 for r in rows if not r['expected'])} table-talk clips")
-        print(f"per condition: {', '.join(conditions)}")
-        print("confirm_distance  runner_up_distance  commands right   wrong  table talk   per condition")
-        for confirm in CONFIRM:
-            for runner_up in RUNNER_UP:
-                print(f"{confirm:>16} {runner_up:>19}  {tally(rows, confirm=confirm, runner_up=runner_up)}")
-        if not all("cands" in r for r in rows):
-            continue
-        bare = all("bare_spots" in r for r in rows)
-        print(f"and with Whisper's score weighing the nearest commands (confirm {d.confirm_distance}, runner-up "
-              f"{d.runner_up_distance}); unprompted: the unprompted transcript's command"
-              f"{'' if bare else ' (not recorded: --bare)'}")
-        print("score_within  score_margin  first_within  unprompted  commands right   wrong  table talk"
-              "   per condition")
-        for unprompted in (False, True) if bare else (False,):
-            for within in SCORE_WITHIN:
-                for margin in SCORE_MARGIN:
-                    for first in FIRST_WITHIN:
-                        how = {"confirm": d.confirm_distance, "runner_up": d.runner_up_distance,
-                               "score": (within, margin), "first_within": max(first, within),
-                               "unprompted": unprompted}
-                        print(f"{within:>12} {margin:>13} {max(first, within):>13} {unprompted!s:>11}  "
-                              f"{tally(rows, **how)}")
-        how = {**default_how(d, bare), "as_sentences": None}
-        print("score_distance (the farthest a weighed command may be from a transcript; the other "
-              "settings as they are): distance  commands right   wrong  table talk   per condition")
-        for distance in SCORE_DISTANCE:
-            print(f"{distance:>12}  {tally(rows, **{**how, 'distance': distance})}")
-        if all(len(c) >= 7 for r in rows for c in r["cands"]):
-            print("score_nearest (the commands weighed per transcript; the other settings as they are):")
-            for nearest in SCORE_NEAREST:
-                for distance in SCORE_DISTANCE[1:]:
-                    these = {**how, "nearest": nearest, "distance": distance}
-                    print(f"{nearest:>6} {distance:>5}  {tally(rows, **these)}")
-        else:
-            print("score_nearest: the record holds the 3 nearest commands alone, without their ranks")
-        print(f"the defaults ({d.score_within}, {d.score_margin}, {d.first_within}, {d.unprompted and bare}): "
-              f"{tally(rows, **how)}")
-        if all("styled_score" in r for r in rows):
-            print("and the last try (as_sentences) after them, within:")
-            for within in AS_SENTENCES_WITHIN:
-                print(f"{within:>12}  {tally(rows, **{**how, 'as_sentences': within})}")
-            print(f"the defaults ({d.as_sentences and d.as_sentences_within}): "
-                  f"{tally(rows, **default_how(d, bare))}")
-        else:
-            print("the last try (as_sentences): not recorded (--restyle)")
+def replay(row: dict[str, Any], ears: dict[str, Any], moments: dict[str, Any], games: dict[str, SentenceSet],
+           settings: HearingSettings, again: dict[str, Any] | None = None) -> Any:
+    """What the hybrid's real stages (assistant/hearing/pipeline.py) decide on a recorded clip with
+    ``settings``: the command taken ([intent, slots]), or None."""
+    ear = ears[row["game"]]
+    expected = row["expected"]
+    ear.set_intents(grammar_for(moments[row["game"]], expected[0] if expected else None)
+                    or games[row["game"]].intents)
+    if row["first"]:
+        said = next((c[2] for c in row.get("cands", []) if len(c) > 5 and c[5] == "first"), row["heard"])
+        first: Transcript | NotRecognized = Transcript(said, 1.0, row["heard"], Command(row["first"][0],
+                                                                                         row["first"][1]))
+    else:
+        first = NotRecognized(row["heard"], "the first pass took nothing", 0.0)
+    if again is None:
+        settings = replace(settings, again_suppressed=0)
+    second = ear.second
+    assert second is not None
+    decided = second.cascade.decide(Case(ear, Replayed(row, ear, again), second.spotter, settings, first,
+                                         REPLAYED_AUDIO))
+    command = decided.command if isinstance(decided, Transcript) else None
+    return [command.intent, dict(command.slots)] if command is not None else None
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
@@ -478,63 +382,105 @@ def paired(rows: list[dict[str, Any]], again: list[dict[str, Any]], path: Path) 
     return rows[:len(again)]
 
 
-def whisper_alone(row: dict[str, Any]) -> dict[str, Any]:
-    """``row`` as if the first pass had heard nothing: no command, and not among the weighed."""
-    return {**row, "first": None, "first_distances": None,
-            "cands": [c for c in row["cands"] if not (len(c) > 5 and c[5] == "first")]}
+class Replay:
+    """Every game's real Ear (its stages, its spotter) for replaying records made with Whisper
+    ``model``; spotting a text again under the same grammar is remembered (a grid replays the
+    same transcripts many times)."""
+
+    def __init__(self, model: str = DEFAULT_WHISPER_MODEL) -> None:
+        self.games = {name: game_module(name).sentences() for name in GAMES}
+        self.moments = {name: listening_moments(name) for name in self.games}
+        self.settings = HearingSettings(recognizer="hybrid", whisper=WhisperSettings(model=model))
+        self.ears = {name: Ear(TextRecognizer(), sentences,
+                               second=SecondOpinion(_NoWhisper(), Spotter(sentences), self.settings))
+                     for name, sentences in self.games.items()}
+        for ear in self.ears.values():
+            ear.spot = _remembered(ear)  # type: ignore[method-assign]
+
+    def decide(self, row: dict[str, Any], settings: HearingSettings) -> Any:
+        return replay(row, self.ears, self.moments, self.games, settings, row.get("again"))
+
+    def tally(self, rows: list[dict[str, Any]], settings: HearingSettings) -> str:
+        """Commands right, wrong, and table talk taken with ``settings``; and right per condition."""
+        commands = [r for r in rows if r["expected"]]
+        talk = [r for r in rows if not r["expected"]]
+        said = [self.decide(r, settings) for r in commands]
+        right = sum(d == r["expected"] for d, r in zip(said, commands, strict=True))
+        wrong = sum(d not in (None, r["expected"]) for d, r in zip(said, commands, strict=True))
+        taken = sum(self.decide(r, settings) is not None for r in talk)
+        per = []
+        for name in sorted({r["condition"] for r in commands}):
+            these = [(d, r) for d, r in zip(said, commands, strict=True) if r["condition"] == name]
+            per.append(f"{100 * sum(d == r['expected'] for d, r in these) / len(these):3.0f}")
+        return (f"{right:>5}/{len(commands)} {100 * right / max(1, len(commands)):5.1f}%  {wrong:>5}  "
+                f"{taken:>4}/{len(talk)}   {' '.join(per)}")
 
 
-def decide_again(row: dict[str, Any], again_within: float | None = None, **how: Any) -> Any:
-    """``decide``, then, when it takes nothing and the row has an "again" (``paired``), Whisper's
-    decision alone on the clip heard through noise suppression, weighing within
-    ``again_within`` (None: score_within's): as ``again_suppressed`` does."""
-    first = decide(row, **how)
-    if first is not None or "again" not in row:
-        return first
-    score = how.get("score")
-    if score is not None and again_within is not None:
-        score = (again_within, score[1])
-    return decide(whisper_alone(row["again"]), **{**how, "score": score})
+class _NoWhisper:
+    """Stands where Whisper would: a replay gives each case its record (``Replayed``)."""
+
+    def transcribe(self, audio: bytes, prompt: str = "") -> str:
+        raise ValueError("replays hear no audio")
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        raise ValueError("replays hear no audio")
+
+    def again(self, prompt: str = "", count: int = 1) -> list[str]:
+        raise ValueError("replays hear no audio")
+
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
+        raise ValueError("replays hear no audio")
 
 
-def again_variants(rows: list[dict[str, Any]], how: dict[str, Any], d: HearingSettings) -> dict[
-        str, tuple[int, int, int, int]]:
-    """On ``paired`` rows: commands right and table talk taken with the second hearing as it is
-    (Whisper alone, weighing within again_within), weighing within score_within, without
-    weighing, with the first pass's command counting again (a veto undone), and without it."""
-    score = how["score"]
+def _remembered(ear: Ear) -> Any:
+    spot = ear.spot
+    known: dict[tuple[str, frozenset[str]], Any] = {}
 
-    def undone(row: dict[str, Any]) -> Any:
-        return decide(row, **how) or decide(row["again"], **how)
+    def remembered(text: str) -> Any:
+        key = (text, ear.graph.intents)
+        if key not in known:
+            known[key] = spot(text)
+        return known[key]
 
-    def alone(within: float) -> Any:
-        return lambda row: decide_again(row, within, **how)
+    return remembered
 
-    def unweighed(row: dict[str, Any]) -> Any:
-        return decide(row, **how) or decide(whisper_alone(row["again"]), **{**how, "score": None})
 
-    ways = {"as it is": alone(d.again_within), "within score_within": alone(score[0] if score else d.score_within),
-            "no weighing": unweighed, "veto undone": undone,
-            "no second hearing": lambda row: decide(row, **how)}
-    out = {}
-    for name, way in ways.items():
-        said = [(way(r), r["expected"]) for r in rows]
-        out[name] = (sum(x == e for x, e in said if e), sum(1 for _, e in said if e),
-                     sum(x is not None for x, e in said if not e), sum(1 for _, e in said if not e))
-    return out
+def simulate(paths: Sequence[Path], model: str = DEFAULT_WHISPER_MODEL) -> None:
+    """The real stages replayed on records made with Whisper ``model`` for a grid of their
+    thresholds (one changed at a time from the defaults) and with each stage switched off."""
+    study = Replay(model)
+    d = study.settings
+    bare_needed = "(needs --bare records)"
+    for path in paths:
+        rows = read_records(path)
+        print(f"{path}: {sum(1 for r in rows if r['expected'])} command clips, "
+              f"{sum(1 for r in rows if not r['expected'])} table-talk clips; per condition: "
+              f"{', '.join(sorted({r['condition'] for r in rows if r['expected']}))}")
+        print(f"setting  value  commands right   wrong  table talk   per condition (unprompted {bare_needed})")
+        print(f"the defaults  {study.tally(rows, d)}")
+        grid: dict[str, Sequence[Any]] = {"confirm_distance": CONFIRM, "runner_up_distance": RUNNER_UP,
+                                          "score_within": SCORE_WITHIN, "score_margin": SCORE_MARGIN,
+                                          "score_distance": SCORE_DISTANCE, "score_nearest": SCORE_NEAREST,
+                                          "first_within": FIRST_WITHIN,
+                                          "as_sentences_within": AS_SENTENCES_WITHIN}
+        for name, values in grid.items():
+            for value in values:
+                these = replace(d, **{name: value, "as_sentences": d.as_sentences or name == "as_sentences_within"})
+                print(f"{name} {value}  {study.tally(rows, these)}")
+        for stage in STAGE_NAMES:
+            print(f"without {stage}  {study.tally(rows, d.without(stage))}")
 
 
 def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None,
           model: str = DEFAULT_WHISPER_MODEL, again: Sequence[Path] | None = None) -> None:
     """Per condition, as bench_accuracy prints it: commands right on the tuning voices, the
-    held-out voices and all, and table talk taken, by the hybrid's decision with the default
-    settings, and with its last try (as_sentences) switched the other way (no effect on records
-    without it). ``like``: records of the two voice sets (another model's, say) whose clips
-    alone are counted; ``model``: the Whisper model the records were made with (its own
-    thresholds are the defaults); ``again``: records of the same clips made with
-    --noise-suppression, heard when the first records' decision takes nothing
-    (``again_suppressed``)."""
-    d = HearingSettings(whisper=WhisperSettings(model=model))
+    held-out voices and all, and table talk taken, by the hybrid's real stages with the default
+    settings, and with its last try (as_sentences) switched the other way. ``like``: records of
+    the two voice sets (another model's, say) whose clips alone are counted; ``model``: the
+    Whisper model the records were made with (its own thresholds are the defaults); ``again``:
+    records of the same clips made with --noise-suppression, given to the second hearing."""
+    study = Replay(model)
+    d = study.settings
     sets = [read_records(path) for path in (tuning, held_out)]
     if again:
         sets = [paired(rows, read_records(other), other) for rows, other in zip(sets, again, strict=True)]
@@ -545,34 +491,27 @@ def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None,
                 for rows, other, path in zip(sets, like, (tuning, held_out), strict=True)]
         print(f"on the first {len(sets[0])} tuning and {len(sets[1])} held-out clips (those of {like[0]} and "
               f"{like[1]})")
-    full = default_how(d)
-    other = {**full, "as_sentences": None if d.as_sentences else d.as_sentences_within}
-    if again:
-        print("the second hearing's variants (tuning voices, then held-out: commands right, table talk taken):")
-        for rows in sets:
-            print("  " + "; ".join(f"{name} {right}/{said}, {taken}/{talk}"
-                                   for name, (right, said, taken, talk) in again_variants(rows, full, d).items()))
     conditions = [c.name for c in CONDITIONS if any(r["condition"] == c.name for r in sets[0] + sets[1])]
 
-    def cells(rows: list[dict[str, Any]], how: dict[str, Any]) -> tuple[int, int, int, int, int]:
+    def cells(rows: list[dict[str, Any]], settings: HearingSettings) -> tuple[int, int, int, int, int]:
         commands = [r for r in rows if r["expected"]]
         talk = [r for r in rows if not r["expected"]]
-        said = [decide_again(r, d.again_within, **how) for r in commands]
+        said = [study.decide(r, settings) for r in commands]
         return (sum(x == r["expected"] for x, r in zip(said, commands, strict=True)), len(commands),
                 sum(x not in (None, r["expected"]) for x, r in zip(said, commands, strict=True)),
-                sum(decide_again(r, d.again_within, **how) is not None for r in talk), len(talk))
+                sum(study.decide(r, settings) is not None for r in talk), len(talk))
 
     switched = (f"with the last try (as_sentences, within {d.as_sentences_within})" if not d.as_sentences
                 else "without the last try (as_sentences)")
-    for label, how in (("defaults", full), (switched, other)):
+    for label, settings in (("defaults", d), (switched, replace(d, as_sentences=not d.as_sentences))):
         print(f"{label}:")
         print("| condition | commands right (tuning / held-out / all) | other command taken | table talk taken |")
         print("|---|---|---|---|")
         for name in [*conditions, "overall"]:
             parts = [[r for r in rows if name == "overall" or r["condition"] == name] for rows in sets]
-            (a, n, wa, ta, tn), (b, m, wb, tb, tm) = cells(parts[0], how), cells(parts[1], how)
-            print(f"| {name} | {100 * a / n:.1f}% / {100 * b / m:.1f}% / **{100 * (a + b) / (n + m):.1f}%** "
-                  f"| {wa + wb}/{n + m} | {ta + tb}/{tn + tm} |")
+            (a, n, wa, ta, tn), (b, m, wb, tb, tm) = cells(parts[0], settings), cells(parts[1], settings)
+            print(f"| {name} | {100 * a / max(1, n):.1f}% / {100 * b / max(1, m):.1f}% / "
+                  f"**{100 * (a + b) / max(1, n + m):.1f}%** | {wa + wb}/{n + m} | {ta + tb}/{tn + tm} |")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -592,7 +531,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="Whisper hears through WebRTC noise suppression at this level (0 off; "
                              "default: hearing.whisper.noise_suppression's)")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
-    parser.add_argument("--respot", type=Path, help="a recorded file to spot again into --out (see respot)")
     parser.add_argument("--restyle", type=Path,
                         help="a recorded file of --voices to add the last try's transcripts to, into --out")
     parser.add_argument("--rehear", type=Path,
@@ -609,11 +547,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.table:
         table(args.table[0], args.table[1], like=args.like, model=args.whisper_model, again=args.again)
-        return 0
-    if args.respot:
-        if args.out is None:
-            parser.error("--respot FILE needs --out FILE")
-        respot(args.respot, args.out)
         return 0
     if args.restyle:
         if args.out is None:

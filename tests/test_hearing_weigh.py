@@ -10,6 +10,7 @@ import numpy as np
 
 from assistant.engine import Command
 from assistant.games import game_module
+from assistant.hearing import HearingSettings
 from assistant.hearing.events import NotRecognized, Transcript
 from assistant.hearing.recognizer import Ear, SecondOpinion, prompt_as_sentences, written
 from assistant.hearing.spotting import Spotter
@@ -46,8 +47,10 @@ class Given:
 
 
 def ear(transcriber: Given, **settings: float) -> Ear:
-    opinion = SecondOpinion(transcriber, Spotter(CARDS), **settings)  # type: ignore[arg-type]
-    return Ear(TextRecognizer(), CARDS, second=opinion)
+    """An Ear whose second opinion comes from ``transcriber`` (no second hearing unless asked; no
+    budget to keep to)."""
+    hearing = HearingSettings(**{"again_suppressed": 0, "budget_seconds": 100.0, **settings})  # type: ignore[arg-type]
+    return Ear(TextRecognizer(), CARDS, second=SecondOpinion(transcriber, Spotter(CARDS), hearing))
 
 
 def hear(e: Ear, first_pass: str) -> Transcript | NotRecognized:
@@ -113,7 +116,7 @@ def test_a_command_whisper_would_not_end_with_is_not_taken() -> None:
     prologue = game_module("prologue").sentences()
     whisper = Given(["Keep going, you're really near."], {"Keep going, you're really near.": -4.0,
                                                         "Keep going.": float("-inf")})
-    opinion = SecondOpinion(whisper, Spotter(prologue))  # type: ignore[arg-type]
+    opinion = SecondOpinion(whisper, Spotter(prologue), HearingSettings(again_suppressed=0))
     e = Ear(TextRecognizer(), prologue, second=opinion)
     assert isinstance(hear(e, ""), NotRecognized)
     assert "Keep going." in whisper.scored

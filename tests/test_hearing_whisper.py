@@ -280,8 +280,8 @@ def test_what_whisper_took_nothing_from_is_heard_again_through_the_suppressor(
     from assistant.hearing.audio import suppress_noise
     from assistant.hearing.spoken import add_noise
 
-    ear = open_ear(HearingSettings(recognizer="hybrid", again_suppressed=4), OMEGA, MOVE, engine="hybrid",
-                   fallback=False)
+    ear = open_ear(HearingSettings(recognizer="hybrid", again_suppressed=4, budget_seconds=60.0), OMEGA, MOVE,
+                   engine="hybrid", fallback=False)
     assert ear.second is not None and ear.second.again_suppressed == 4
     heard: list[bytes] = []
     transcriber = ear.second.transcriber
@@ -358,12 +358,13 @@ def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_tr
     # nothing is taken.
     cards = game_module("msx-cards").sentences()
     clip = maker.say("attack", Speaker("piper", "joe", 0.9, 1.0, 0.4, 0.5))
-    weighing = open_ear(HearingSettings(recognizer="hybrid"), cards, None, engine="hybrid", fallback=False)
+    weighing = open_ear(HearingSettings(recognizer="hybrid", budget_seconds=60.0), cards, None, engine="hybrid",
+                        fallback=False)
     heard = weighing.hear(clip)
     assert isinstance(heard, Transcript) and heard.command == Command("attack", {}), heard
     assert heard.heard.rstrip(".").lower() != "attack", heard  # Whisper's own best transcript was not it
-    plain = open_ear(HearingSettings(recognizer="hybrid", score_nearest=0), cards, None, engine="hybrid",
-                     fallback=False)
+    plain = open_ear(HearingSettings(recognizer="hybrid", score_nearest=0, budget_seconds=60.0), cards, None,
+                     engine="hybrid", fallback=False)
     assert not isinstance(plain.hear(clip), Transcript)
 
 
@@ -396,8 +397,8 @@ def test_whisper_scores_a_text_it_would_not_end_with_as_impossible(maker: ClipMa
 def test_the_last_try_takes_no_table_talk_said_clearly(maker: ClipMaker, game: str, line: str) -> None:
     # As push-to-talk has it (as_sentences on): Whisper writes the talk once more under the
     # sentence prompt, for real, and nothing is taken.
-    ear = open_ear(HearingSettings(recognizer="hybrid", as_sentences=True), game_module(game).sentences(), None,
-                   engine="hybrid", fallback=False)
+    ear = open_ear(HearingSettings(recognizer="hybrid", as_sentences=True, budget_seconds=60.0),
+                   game_module(game).sentences(), None, engine="hybrid", fallback=False)
     assert ear.second is not None
     transcriber = ear.second.transcriber
     asked: list[str] = []

@@ -15,15 +15,28 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 from assistant.config import PROJECT_ROOT, Config
-from assistant.hearing.events import Event, Final, NotRecognized, Partial, Transcript, event_from_dict
+from assistant.hearing.events import (
+    Doubted,
+    Event,
+    Final,
+    NotAllowedNow,
+    NotRecognized,
+    OverBudget,
+    Partial,
+    Transcript,
+    event_from_dict,
+)
 from assistant.hearing.grammar import WordGraph, snap
+from assistant.hearing.pipeline import STAGE_NAMES, Cascade, field_name
 from assistant.hearing.recognizer import BaseRecognizer, Ear, ModelError, Recognizer, SecondOpinion, prompt_for
+from assistant.hearing.settings import BY_KEY, ENGINES, SETTINGS, default
 from assistant.hearing.spotting import SpotSettings, Spotter
-from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model, model_folder
+from assistant.hearing.vosk_engine import is_model, model_folder
 from assistant.hearing.whisper_engine import (
     WhisperSettings,
     WhisperTranscriber,
@@ -33,107 +46,92 @@ from assistant.hearing.whisper_engine import (
 )
 from assistant.sentences import SentenceSet
 
-ENGINES = ("auto", "hybrid", "whisper", "vosk", "pocketsphinx", "text")
+#: HearingSettings' nested parts: their fields' keys are "hearing.whisper.<field>"
+_NESTED = {"whisper": WhisperSettings, "spot": SpotSettings}
 
 
 @dataclass
 class HearingSettings:
-    recognizer: str = "auto"
-    vosk_model: str = DEFAULT_MODEL
+    """Hearing's settings, each field's default its declaration's (settings.SETTINGS): the field
+    of a key is ``pipeline.field_name(key)``; the Whisper model's and the spotter's are nested."""
+
+    recognizer: str = default("recognizer")
+    vosk_model: str = default("hearing.vosk_model")
     models_dir: Path = field(default_factory=lambda: PROJECT_ROOT / "models")
-    snap_edits: int = 1
-    vosk_min_confidence: float = 0.6
-    pocketsphinx_min_confidence: float = 0.0
-    chatter_words: int = 30
-    chatter_entry: float = 1e-25
-    chatter_loop: float = 0.1
-    noise_floor: float = 30.0
-    phone_check: float = 1.2
-    early_phone_check: float = 0.8
+    snap_edits: int = default("hearing.snap_edits")
+    vosk_min_confidence: float = default("hearing.vosk.min_confidence")
+    pocketsphinx_min_confidence: float = default("hearing.pocketsphinx.min_confidence")
+    chatter_words: int = default("hearing.pocketsphinx.chatter_words")
+    chatter_entry: float = default("hearing.pocketsphinx.chatter_entry")
+    chatter_loop: float = default("hearing.pocketsphinx.chatter_loop")
+    noise_floor: float = default("hearing.pocketsphinx.noise_floor")
+    phone_check: float = default("hearing.pocketsphinx.phone_check")
+    early_phone_check: float = default("hearing.pocketsphinx.early_phone_check")
     whisper: WhisperSettings = field(default_factory=WhisperSettings)
     spot: SpotSettings = field(default_factory=SpotSettings)
-    veto: bool = True
-    confirm_distance: float = 0.4
-    hypotheses: int = 3
-    runner_up_distance: float = 0.6
-    score_nearest: int = 3
+    spotting: bool = default("hearing.whisper.spotting")
+    hypotheses: int = default("hearing.whisper.hypotheses")
+    unprompted: bool = default("hearing.whisper.unprompted")
+    veto: bool = default("hearing.whisper.veto")
+    confirm_distance: float = default("hearing.whisper.confirm_distance")
+    runners_up: bool = default("hearing.whisper.runners_up")
+    runner_up_distance: float = default("hearing.whisper.runner_up_distance")
+    weigh: bool = default("hearing.whisper.weigh")
+    score_nearest: int = default("hearing.whisper.score_nearest")
     #: None ("auto"): the Whisper model's own (whisper_engine.KNOWN_MODELS)
     score_distance: float | None = None
-    score_within: float = 4.0
-    score_margin: float = 3.0
-    first_within: float = 14.0
-    unprompted: bool = True
-    as_sentences: bool = False
-    as_sentences_within: float = 4.0
+    score_within: float = default("hearing.whisper.score_within")
+    score_margin: float = default("hearing.whisper.score_margin")
+    first_within: float = default("hearing.whisper.first_within")
+    as_sentences: bool = default("hearing.whisper.as_sentences")
+    as_sentences_within: float = default("hearing.whisper.as_sentences_within")
     #: Whisper hears what it took nothing from again, through noise suppression at this level (0: off)
-    again_suppressed: int = 4
+    again_suppressed: int = default("hearing.whisper.again_suppressed")
     #: how near Whisper's own transcript a command weighed on that second hearing must come
-    again_within: float = 3.0
+    again_within: float = default("hearing.whisper.again_within")
+    budget_seconds: float = default("hearing.budget_seconds")
 
     @property
     def weigh_distance(self) -> float:
         """score_distance, the model's own when it is "auto" (None)."""
         return self.score_distance if self.score_distance is not None else model_score_distance(self.whisper.model)
 
+    def without(self, *stages: str) -> HearingSettings:
+        """These settings with the named stages of the hybrid switched off (an ablation):
+        names from pipeline.STAGE_NAMES; each stage's switch is its first declared setting."""
+        switches = {stage.name: stage.SETTINGS[0] for stage in Cascade().stages}
+        unknown = set(stages) - set(switches)
+        if unknown:
+            raise ValueError(f"no stage {', '.join(sorted(unknown))}; the stages are {', '.join(STAGE_NAMES)}")
+        return replace(self, **{field_name(switches[name].key): type(switches[name].default)(0) for name in stages})
+
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:
-        d = cls()
+        """The settings in ``config``, each checked against its declaration (a bad value is
+        reported and its default used)."""
+        values: dict[str, Any] = {}
+        nested: dict[str, dict[str, Any]] = {name: {} for name in _NESTED}
+        parts = {name: {f.name for f in fields(kind)} for name, kind in _NESTED.items()}
+        for setting in SETTINGS:
+            if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256",
+                               "hearing.whisper.score_distance"):
+                continue  # a path, setup's, and "auto" or a number: below
+            name = field_name(setting.key)
+            value = config.get(setting.key, setting.default, choices=setting.choices, minimum=setting.minimum,
+                               maximum=setting.maximum)
+            part = next((p for p in _NESTED if setting.key.startswith("hearing.whisper.") and name in parts[p]), None)
+            if part is not None:
+                nested[part][name] = value
+            else:
+                values[name] = value
         models = config.get("hearing.models_dir", "")
-        model = config.get("hearing.whisper.model", d.whisper.model)
-        return cls(
-            recognizer=config.get("recognizer", d.recognizer, choices=ENGINES),
-            vosk_model=config.get("hearing.vosk_model", d.vosk_model),
-            models_dir=_resolve(models, config) if models else d.models_dir,
-            snap_edits=config.get("hearing.snap_edits", d.snap_edits, choices=[0, 1]),
-            vosk_min_confidence=config.get("hearing.vosk.min_confidence", d.vosk_min_confidence,
-                                           minimum=0.0, maximum=1.0),
-            pocketsphinx_min_confidence=config.get("hearing.pocketsphinx.min_confidence",
-                                                   d.pocketsphinx_min_confidence, minimum=0.0, maximum=1.0),
-            chatter_words=config.get("hearing.pocketsphinx.chatter_words", d.chatter_words,
-                                     minimum=0, maximum=300),
-            chatter_entry=config.get("hearing.pocketsphinx.chatter_entry", d.chatter_entry,
-                                     minimum=1e-30, maximum=1.0),
-            chatter_loop=config.get("hearing.pocketsphinx.chatter_loop", d.chatter_loop,
-                                    minimum=1e-30, maximum=1.0),
-            noise_floor=config.get("hearing.pocketsphinx.noise_floor", d.noise_floor, minimum=0.0,
-                                   maximum=3000.0),
-            phone_check=config.get("hearing.pocketsphinx.phone_check", d.phone_check, minimum=0.0, maximum=100.0),
-            early_phone_check=config.get("hearing.pocketsphinx.early_phone_check", d.early_phone_check,
-                                         minimum=0.0, maximum=100.0),
-            whisper=WhisperSettings(
-                model=model,
-                beam_size=config.get("hearing.whisper.beam_size", d.whisper.beam_size, minimum=1, maximum=10),
-                threads=config.get("hearing.whisper.threads", d.whisper.threads, minimum=0, maximum=64),
-                check_sha256=config.get("hearing.whisper.check_sha256", d.whisper.check_sha256),
-                noise_suppression=config.get("hearing.whisper.noise_suppression", d.whisper.noise_suppression,
-                                             minimum=0, maximum=4)),
-            spot=SpotSettings(
-                max_distance=config.get("hearing.whisper.max_distance", d.spot.max_distance, minimum=0.0,
-                                        maximum=2.0),
-                margin=config.get("hearing.whisper.margin", d.spot.margin, minimum=0.0, maximum=20.0),
-                outside=config.get("hearing.whisper.outside", d.spot.outside, minimum=0.0, maximum=2.0),
-                filler_share=config.get("hearing.whisper.filler_share", d.spot.filler_share, minimum=0.0,
-                                        maximum=1.0)),
-            veto=config.get("hearing.whisper.veto", d.veto),
-            confirm_distance=config.get("hearing.whisper.confirm_distance", d.confirm_distance, minimum=0.0,
-                                        maximum=5.0),
-            hypotheses=config.get("hearing.whisper.hypotheses", d.hypotheses, minimum=1, maximum=5),
-            runner_up_distance=config.get("hearing.whisper.runner_up_distance", d.runner_up_distance,
-                                          minimum=0.0, maximum=5.0),
-            score_nearest=config.get("hearing.whisper.score_nearest", d.score_nearest, minimum=0, maximum=10),
-            score_distance=None if config.raw("hearing.whisper.score_distance", "auto") == "auto" else
-            config.get("hearing.whisper.score_distance", model_score_distance(model), minimum=0.0, maximum=5.0),
-            score_within=config.get("hearing.whisper.score_within", d.score_within, minimum=0.0, maximum=50.0),
-            score_margin=config.get("hearing.whisper.score_margin", d.score_margin, minimum=0.0, maximum=50.0),
-            first_within=config.get("hearing.whisper.first_within", d.first_within, minimum=0.0, maximum=50.0),
-            unprompted=config.get("hearing.whisper.unprompted", d.unprompted),
-            as_sentences=config.get("hearing.whisper.as_sentences", d.as_sentences),
-            as_sentences_within=config.get("hearing.whisper.as_sentences_within", d.as_sentences_within,
-                                           minimum=0.0, maximum=50.0),
-            again_suppressed=config.get("hearing.whisper.again_suppressed", d.again_suppressed, minimum=0,
-                                        maximum=4),
-            again_within=config.get("hearing.whisper.again_within", d.again_within, minimum=0.0, maximum=50.0),
-        )
+        if models:
+            values["models_dir"] = _resolve(models, config)
+        if config.raw("hearing.whisper.score_distance", "auto") != "auto":
+            distance = BY_KEY["hearing.whisper.score_distance"]
+            values["score_distance"] = config.get(distance.key, model_score_distance(nested["whisper"]["model"]),
+                                                  minimum=distance.minimum, maximum=distance.maximum)
+        return cls(**values, **{name: kind(**nested[name]) for name, kind in _NESTED.items()})
 
     @property
     def vosk_folder(self) -> Path:
@@ -304,25 +302,16 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
     if second is not None or recognizer.free_text:
         spotter = Spotter(sentences, settings=settings.spot)
     if second is not None:
-        again = settings.again_suppressed
-        if again and importlib.util.find_spec("webrtc_noise_gain") is None:
+        if settings.again_suppressed and importlib.util.find_spec("webrtc_noise_gain") is None:
             problem = ("hearing.whisper.again_suppressed needs the webrtc-noise-gain package: "
                        "`.venv/bin/pip install webrtc-noise-gain` (./start.sh installs it).")
             if not fallback:
                 raise ModelError(problem)
             if warn is not None:
                 warn(f"{problem} Whisper hears each utterance once.")
-            again = 0
+            settings = replace(settings, again_suppressed=0)
         try:
-            opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings.veto,
-                                    settings.confirm_distance, hypotheses=settings.hypotheses,
-                                    runner_up_distance=settings.runner_up_distance,
-                                    score_nearest=settings.score_nearest, score_distance=settings.weigh_distance,
-                                    score_within=settings.score_within, score_margin=settings.score_margin,
-                                    first_within=settings.first_within, unprompted=settings.unprompted,
-                                    as_sentences=settings.as_sentences,
-                                    as_sentences_within=settings.as_sentences_within,
-                                    again_suppressed=again, again_within=settings.again_within)
+            opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings)
         except ModelError as error:
             if not fallback:
                 raise
@@ -339,7 +328,8 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
 
 
 __all__ = [
-    "ENGINES", "RECOGNIZERS", "BaseRecognizer", "Choice", "Ear", "Event", "Final", "HearingSettings", "ModelError",
-    "NotRecognized", "Partial", "Recognizer", "RecognizerSpec", "SecondOpinion", "Transcript", "WordGraph", "choose",
-    "event_from_dict", "open_ear", "open_recognizer", "preload_whisper", "snap",
+    "ENGINES", "RECOGNIZERS", "STAGE_NAMES", "BaseRecognizer", "Choice", "Doubted", "Ear", "Event", "Final",
+    "HearingSettings", "ModelError", "NotAllowedNow", "NotRecognized", "OverBudget", "Partial", "Recognizer",
+    "RecognizerSpec", "SecondOpinion", "Transcript", "WordGraph", "choose", "event_from_dict", "open_ear",
+    "open_recognizer", "preload_whisper", "snap",
 ]

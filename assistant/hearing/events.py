@@ -2,8 +2,16 @@
 
 A recognizer turns audio into ``Partial`` (words so far, unreliable) and, at the end of an
 utterance, a ``Transcript`` (what it heard, with a confidence). The ``Ear`` checks a
-transcript against the sentences allowed now and passes on either a ``Transcript`` whose
-``text`` is an allowed sentence (``heard`` keeps the raw words) or ``NotRecognized``.
+transcript against the sentences allowed now and gives the live loop one of four outcomes,
+each its own type, so the loop acts on the type and never reads a reason string:
+
+- heard: a ``Transcript`` whose ``text`` is an allowed sentence (``heard`` keeps the raw words);
+- doubted: a ``Doubted`` transcript, a command only a doubtful stage of the hybrid took (the
+  loop asks before acting on a costly one);
+- not allowed now: ``NotAllowedNow``, a command the rules refuse at this moment (its reason is
+  spoken);
+- not understood: ``NotRecognized`` (table talk, silence: nothing is said), or ``OverBudget``
+  (the hybrid ran out of time on it: the player is asked to say it again).
 """
 
 from __future__ import annotations
@@ -67,6 +75,37 @@ class NotRecognized:
                 "confidence": self.confidence, "alternatives": list(self.alternatives)}
 
 
+@dataclass(frozen=True)
+class Doubted(Transcript):
+    """A command taken with doubt: ``why`` names the hybrid's verdict that took it (a stage that
+    guesses, or Whisper alone against the first pass). Acting on it may be a wrong move."""
+
+    why: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "doubted": self.why}
+
+
+@dataclass(frozen=True)
+class NotAllowedNow(NotRecognized):
+    """A command the rules do not allow at this moment: the game says why."""
+
+    command: Command | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "type": "not-allowed",
+                "command": self.command.to_json() if self.command else None}
+
+
+@dataclass(frozen=True)
+class OverBudget(NotRecognized):
+    """The hybrid stopped before it could decide (hearing.budget_seconds): the player is asked to
+    say it again at once instead of waiting for a late answer."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "type": "over-budget"}
+
+
 Event = Partial | Transcript | NotRecognized
 Final = Transcript | NotRecognized
 
@@ -76,13 +115,16 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     kind = data.get("type")
     if kind == "partial":
         return Partial(str(data["text"]), bool(data.get("complete", False)))
+    command = data.get("command")
     if kind == "transcript":
-        command = data.get("command")
-        return Transcript(str(data["text"]), float(data.get("confidence", 1.0)), str(data.get("heard", "")),
-                          Command.from_json(command) if command else None, bool(data.get("snapped", False)),
-                          str(data.get("doubt", "")))
-    if kind == "not-recognized":
-        return NotRecognized(str(data.get("heard", "")), str(data.get("reason", "")),
-                             float(data.get("confidence", 0.0)),
-                             tuple(str(a) for a in data.get("alternatives", [])))
+        heard = (str(data["text"]), float(data.get("confidence", 1.0)), str(data.get("heard", "")),
+                 Command.from_json(command) if command else None, bool(data.get("snapped", False)),
+                 str(data.get("doubt", "")))
+        return Doubted(*heard, why=str(data["doubted"])) if "doubted" in data else Transcript(*heard)
+    if kind in ("not-recognized", "not-allowed", "over-budget"):
+        why = (str(data.get("heard", "")), str(data.get("reason", "")), float(data.get("confidence", 0.0)),
+               tuple(str(a) for a in data.get("alternatives", [])))
+        if kind == "not-allowed":
+            return NotAllowedNow(*why, command=Command.from_json(command) if command else None)
+        return OverBudget(*why) if kind == "over-budget" else NotRecognized(*why)
     raise ValueError(f"not a hearing event: {data!r}")

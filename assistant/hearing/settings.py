@@ -1,16 +1,21 @@
 """Hearing's settings, declared once: key, default, limits and one line of doc each.
 
-The schema of ``config.yaml`` gathers these (with every other part's declarations), so the
-defaults written here are the only ones. ``HearingSettings.from_config`` reads them.
+The engines' settings are declared here; the hybrid's are declared by its stages
+(``pipeline``: each stage owns its settings) and gathered here. The schema of ``config.yaml``
+gathers these (with every other part's declarations), so the defaults written here are the
+only ones. ``HearingSettings`` takes its defaults from them and ``from_config`` reads them.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from assistant.hearing.pipeline import stage_settings
 from assistant.schema import Setting
 
 ENGINES = ("auto", "hybrid", "whisper", "vosk", "pocketsphinx", "text")
 
-SETTINGS: tuple[Setting, ...] = (
+SETTINGS: tuple[Setting[Any], ...] = (
     Setting("recognizer", "auto", "Which speech recognizer hears the players.", choices=ENGINES, player=True),
     Setting("hearing.vosk_model", "vosk-model-small-en-us-0.15",
             "The Vosk model: a folder name under models_dir, or a path to a model folder.", player=True),
@@ -52,37 +57,41 @@ SETTINGS: tuple[Setting, ...] = (
             minimum=0.0, maximum=2.0),
     Setting("hearing.whisper.filler_share", 0.25, "Spotting: the share of that cost for filler words.",
             minimum=0.0, maximum=1.0),
-    Setting("hearing.whisper.veto", True, "Hybrid: drop a first-pass command when Whisper heard other words."),
-    Setting("hearing.whisper.confirm_distance", 0.4, "Hybrid: how near Whisper must come to confirm it.",
-            minimum=0.0, maximum=5.0),
-    Setting("hearing.whisper.hypotheses", 3, "How many of Whisper's transcripts the hybrid weighs.",
-            minimum=1, maximum=5),
-    Setting("hearing.whisper.runner_up_distance", 0.6, "How near the best transcript a runner-up's command must be.",
-            minimum=0.0, maximum=5.0),
-    Setting("hearing.whisper.score_nearest", 3, "Commands nearest each transcript that Whisper scores (0: off).",
-            minimum=0, maximum=10),
-    Setting("hearing.whisper.score_distance", "auto", "How far those commands may be (auto: the model's own).",
-            minimum=0.0, maximum=5.0),
-    Setting("hearing.whisper.score_within", 4.0, "A scored command's log-likelihood within this of Whisper's own.",
-            minimum=0.0, maximum=50.0),
-    Setting("hearing.whisper.score_margin", 3.0, "...and this above every other candidate's.",
-            minimum=0.0, maximum=50.0),
-    Setting("hearing.whisper.first_within", 14.0, "The same window when the first pass heard that command.",
-            minimum=0.0, maximum=50.0),
-    Setting("hearing.whisper.unprompted", True, "Write the audio again without the prompt when nothing is spotted."),
-    Setting("hearing.whisper.as_sentences", False, "Write it once more prompted with sentences (push-to-talk: on)."),
-    Setting("hearing.whisper.as_sentences_within", 4.0, "How much less likely that may be than the first transcript.",
-            minimum=0.0, maximum=50.0),
-    Setting("hearing.whisper.again_suppressed", 4, "Hear what nothing took again through the noise suppressor at "
-            "this level (0: off).", minimum=0, maximum=4),
-    Setting("hearing.whisper.again_within", 3.0, "How near Whisper's own transcript a command weighed then must come.",
-            minimum=0.0, maximum=50.0),
+    *stage_settings(),
 )
 
 
-def default(key: str) -> object:
+BY_KEY: dict[str, Setting[Any]] = {setting.key: setting for setting in SETTINGS}
+
+
+def default(key: str) -> Any:
     """The declared default of ``key``."""
+    return BY_KEY[key].default
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"' if value == "" else value
+    return repr(value)
+
+
+def settings_table() -> str:
+    """docs/hearing.md's settings table, written from the declarations (tests/test_hearing_settings.py
+    holds the docs to it and prints it when they differ)."""
+    from assistant.hearing.pipeline import Cascade
+
+    rows = ["| key | default | range | what it does |", "|---|---|---|---|"]
     for setting in SETTINGS:
-        if setting.key == key:
-            return setting.default
-    raise KeyError(key)
+        if setting.choices is not None:
+            limits = ", ".join(_shown(c) for c in setting.choices)
+        elif setting.minimum is not None or setting.maximum is not None:
+            limits = f"{_shown(setting.minimum)} to {_shown(setting.maximum)}"
+        else:
+            limits = ""
+        rows.append(f"| `{setting.key}` | {_shown(setting.default)} | {limits} | {setting.doc} |")
+    stages = ["| stage | switch | a command it takes is |", "|---|---|---|"]
+    for stage in Cascade().stages:
+        stages.append(f"| {stage.name} | `{stage.switch}` | {'heard' if stage.sure else 'doubted'} |")
+    return "\n".join(rows) + "\n\nThe hybrid's stages, in the order they run:\n\n" + "\n".join(stages) + "\n"

@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.engine import Command
+from assistant.hearing.settings import default
 from assistant.sentences import Alt, Node, RuleRef, SentenceSet, Seq, SlotRef, Word, number_words
 
 Matrix = npt.NDArray[np.float64]
@@ -202,17 +203,17 @@ FILLERS = frozenset({"okay", "ok", "um", "uh", "uhm", "hmm", "hey", "so", "well"
 @dataclass
 class SpotSettings:
     #: The farthest a command may be from what was heard: edits per phone of the sentence.
-    max_distance: float = 0.4
+    max_distance: float = default("hearing.whisper.max_distance")
     #: How many more phone edits the nearest other command must need (one similar phone is 0.5).
-    margin: float = 0.75
+    margin: float = default("hearing.whisper.margin")
     #: What a word outside the command costs, as a share of what it costs inside it.
-    outside: float = 0.5
+    outside: float = default("hearing.whisper.outside")
     #: What each word added, dropped or changed costs on top of its phones: a recognizer that
     #: writes words is more often right about a whole word than about its sounds.
     word_cost: float = 0.3
     #: Words said around a command that say nothing ("okay, attack", "pass, please"; Whisper
     #: also writes "Okay." for a sound it cannot place) cost this share of an outside word.
-    filler_share: float = 0.25
+    filler_share: float = default("hearing.whisper.filler_share")
     fillers: frozenset[str] = FILLERS
 
 

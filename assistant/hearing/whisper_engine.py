@@ -41,6 +41,7 @@ from assistant.hearing.audio import RATE, SpeechEdges, suppress_noise
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
+from assistant.hearing.settings import default
 from assistant.memory import give_back_memory
 
 DEFAULT_WHISPER_MODEL = "faster-whisper-tiny.en"
@@ -262,12 +263,12 @@ def whisper_available() -> bool:
 
 @dataclass
 class WhisperSettings:
-    model: str = DEFAULT_WHISPER_MODEL
-    beam_size: int = 5
-    threads: int = 0            # 0: every core
-    check_sha256: bool = True
+    model: str = default("hearing.whisper.model")
+    beam_size: int = default("hearing.whisper.beam_size")
+    threads: int = default("hearing.whisper.threads")            # 0: every core
+    check_sha256: bool = default("hearing.whisper.check_sha256")
     #: WebRTC noise suppression of what Whisper hears (audio.suppress_noise): 0 off, 1-4
-    noise_suppression: int = 0
+    noise_suppression: int = default("hearing.whisper.noise_suppression")
 
 
 # Whisper's input: an 80-band log-mel spectrogram of 16 kHz audio, 25 ms windows every 10 ms,

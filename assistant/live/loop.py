@@ -13,6 +13,16 @@ voice unless a talk key opened it. A press, when the assistant is quiet, plays a
 listens for one utterance: until the recognizer ends one that had words, or ``talk_seconds``
 pass; then it is closed again, so table talk between presses is never heard at all.
 
+What the ear gives at the end of an utterance is typed, and the loop acts on the type: a command
+heard is acted on; a command not allowed now has the game say why; words the hybrid ran out of
+time on (hearing.budget_seconds) are answered "Say again?" at once; anything else not understood is let go
+silently (table talk). A command heard with doubt (``Doubted``) is acted on at once only when its
+intent is ``harmless`` (sentences files: repeat, help, status, volume...); any other is asked
+about first ("Explore one two zero?"): yes acts on it, no drops it ("Say again?"), another
+command replaces it, and no answer within ``confirm_seconds`` drops it. Asking, not acting and
+offering a take-back: a wrong explore cannot be undone in the Omega Virus, and in the games that
+have "undo" a wrong move has already told the table what it revealed.
+
 The loop drives a ``Front``: one game's session, or the box that holds the spoken menu and the
 games. When what it holds changes (the menu, another game), ``ear_for`` gives an ear for the
 new sentences. ``on_state`` hears each change of state, one of ``STATES``, for a status light.
@@ -28,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assistant.engine import Command, Sound
-from assistant.hearing.events import NotRecognized, Partial, Transcript
+from assistant.hearing.events import Doubted, NotAllowedNow, NotRecognized, OverBudget, Partial, Transcript
 from assistant.hearing.recognizer import Ear
 from assistant.live.keypad import TALK, Keypad
 from assistant.live.microphone import Block, MicrophoneError
@@ -63,6 +73,10 @@ LISTEN_MODES = ("always", "push-to-talk")
 STATES = ("listening", "speaking", "paused", "problem")
 #: How often the state is looked at for ``on_state`` (the assistant may be speaking meanwhile).
 STATE_POLL_SECONDS = 0.05
+#: The intents that answer a question about a doubted command.
+ANSWERS = frozenset({"yes", "no"})
+#: Said when an utterance is to be said again (a refused question, the hybrid out of time).
+SAY_AGAIN = "Say again?"
 #: Played when a talk press opens the microphone (one of the announcer's sounds).
 TALK_CUE = Sound("beep")
 #: After the cue, the microphone is dropped this long (not ``mute_tail_seconds``): a player
@@ -82,6 +96,8 @@ class LiveSettings:
     listen: str = "always"
     #: Push-to-talk: how long one press listens at most (the utterance under way is then ended).
     talk_seconds: float = 6.0
+    #: How long a question about a doubted command waits for yes or no before it is dropped.
+    confirm_seconds: float = 10.0
 
     @property
     def push_to_talk(self) -> bool:
@@ -127,6 +143,9 @@ class LiveLoop:
     #: When the talk cue ended: speech that ended at another time closes listening.
     _cue_ended_at: float | None = None
     _state: str | None = None
+    #: A doubted command asked about ("Explore one two zero?"), and when the question was asked.
+    _asking: Doubted | None = None
+    _asked_at: float = 0.0
 
     def _on_press(self, button: str) -> None:
         with self._lock:
@@ -173,12 +192,19 @@ class LiveLoop:
         self._listen_for()
 
     def _listen_for(self) -> None:
-        """Have the ear listen for what is allowed now (in new sentences, if they changed)."""
+        """Have the ear listen for what is allowed now (in new sentences, if they changed), and for
+        yes and no while a doubted command is asked about."""
         intents = self.session.allowed_intents()
         if self.ear_for is not None and self.session.sentences is not self.ear.sentences:
             self.ear.reset()
             self._dirty = False
+            self._asking = None  # asked in other sentences: gone with them
             self.ear = self.ear_for(self.session.sentences, intents)
+        if self._asking is not None and time.monotonic() - self._asked_at > self.settings.confirm_seconds:
+            self.log(f"no answer to {self._asking.text!r}?; not acted on")
+            self._asking = None
+        if self._asking is not None:
+            intents = intents | ANSWERS
         self.ear.set_intents(intents)
 
     # ----------------------------------------------------------------- state
@@ -361,23 +387,59 @@ class LiveLoop:
         return False
 
     def _handle_final(self, event: Transcript | NotRecognized) -> bool:
+        """Act on what the ear made of an utterance, by its type (see the module's doc)."""
         give_back_memory()  # an utterance's end: Whisper's decoding leaves ~100 MB free in glibc's heaps (~2 ms)
         if event.heard:
             self._stop_talk()  # one utterance per talk press
+        self._dirty = False
         if isinstance(event, Transcript):
-            self._dirty = False
-            if event.command is not None:
-                self._act(event.command, early=False)
-                return True
-            return False
-        if isinstance(event, NotRecognized):
-            self._dirty = False
-            if event.heard and "not allowed now" in event.reason:
-                self.session.hear(event.heard)  # the rule's reason, spoken
-                return True
-            if event.heard:
-                self.log(f"heard {event.heard!r}: {event.reason}; no action")
+            if event.command is None:
+                return False
+            return self._take(event.command, early=False, doubted=event if isinstance(event, Doubted) else None)
+        if isinstance(event, NotAllowedNow) and event.command is not None:
+            self._asking = None
+            self.session.apply(event.command)  # the rule's reason, spoken
+            return True
+        if isinstance(event, OverBudget) and event.heard:  # words, not a noise: asked again
+            self.log(f"heard {event.heard!r}: {event.reason}; asked to say it again")
+            self.session.say(SAY_AGAIN)
+            return True
+        if event.heard:
+            self.log(f"heard {event.heard!r}: {event.reason}; no action")
         return False
+
+    def _take(self, command: Command, early: bool, doubted: Doubted | None = None) -> bool:
+        """A command heard: the answer to a question asked, a doubted costly command to ask about,
+        or a command to act on."""
+        asked, self._asking = self._asking, None
+        if asked is not None and command.intent in ANSWERS:
+            if doubted is not None:  # a guessed answer is no answer: ask once more
+                self._ask(asked)
+            elif command.intent == "yes":
+                self._act(asked.command or command, early)  # what the question named
+            else:
+                self.session.say(SAY_AGAIN)
+            return True
+        if doubted is not None and not self._harmless(command):
+            if not ANSWERS <= set(self.ear.sentences.intents):
+                self.log(f"heard {doubted.heard!r} as {doubted.text!r} with doubt ({doubted.why}); "
+                         "no yes or no to ask with: asked to say it again")
+                self.session.say(SAY_AGAIN)
+                return True
+            self.log(f"heard {doubted.heard!r} as {doubted.text!r} with doubt ({doubted.why}); asking")
+            self._ask(doubted)
+            return True
+        self._act(command, early)
+        return True
+
+    def _ask(self, doubted: Doubted) -> None:
+        """Ask whether the doubted command is what was said: "Explore one two zero?"."""
+        self._asking, self._asked_at = doubted, time.monotonic()
+        self.session.say(doubted.text[:1].upper() + doubted.text[1:] + "?")
+
+    def _harmless(self, command: Command) -> bool:
+        intent = self.ear.sentences.intents.get(command.intent)
+        return intent is not None and intent.harmless
 
     def _maybe_early(self) -> bool:
         if not (self._complete and self.settings.answer_early and self._steady >= self.settings.early_steady_blocks):
@@ -394,8 +456,7 @@ class LiveLoop:
             return False
         self.ear.reset()
         self._dirty = False
-        self._act(command, early=True)
-        return True
+        return self._take(command, early=True)
 
     def _act(self, command: Command, early: bool) -> None:
         self._stop_talk()

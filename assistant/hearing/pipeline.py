@@ -1,0 +1,465 @@
+"""The hybrid's decision as one declared pipeline: Whisper's stages, run in order by a small driver.
+
+When the streaming first pass has judged an utterance (``Ear.judge``), Whisper has its say
+through these stages, each a small class that declares its own settings (``Setting``: key,
+default, limits, one line of doc), decides one thing and reports what it decided and the CPU
+time it cost:
+
+    spot          Whisper writes the utterance (its best transcripts, prompted with the game's
+                  examples); a command spotted in the best one is taken.
+    unprompted    Whisper writes it again without the prompt; a command spotted there is taken.
+    veto          the first pass's command stands when Whisper wrote nothing against it or came
+                  near it; otherwise it is vetoed (unless a later stage takes a command).
+    runners_up    a command spotted in a lesser transcript that the best one is near is taken.
+    weigh         Whisper scores the commands nearest what it wrote; the likeliest is taken when
+                  it is likely enough and clear of the others.
+    as_sentences  Whisper writes it once more prompted with each example as a sentence.
+    again         what nothing took is heard once more through the noise suppressor, and the
+                  stages above decide again on that (Whisper alone: a vetoed command stays vetoed).
+
+Every stage has a stable short name and one switch setting (``Stage.switch``): off, it is
+skipped (``veto`` off lets the first pass's command stand). ``HearingSettings.without(*names)``
+switches stages off for an ablation. Before each stage the driver asks whether its expected
+CPU time still fits ``hearing.budget_seconds``; when it does not, the cascade stops and the
+utterance is ``OverBudget`` (the player is asked to say it again at once).
+
+A command is *doubted* (``Doubted``) when a stage that guesses took it (``Stage.sure`` False:
+unprompted, runners_up, weigh, as_sentences, again) and the first pass did not take the same
+command. A command the first pass took and Whisper confirmed (``veto``), or one spotted in
+Whisper's best transcript (``spot``, even against the first pass's: PocketSphinx's first pass,
+in the whole grammar, disagreed with a right spot on 3 of 4 clean commands tried here), is heard.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import numpy as np
+
+from assistant.engine import Command
+from assistant.hearing.audio import suppress_noise
+from assistant.hearing.events import Doubted, Final, NotAllowedNow, NotRecognized, OverBudget, Transcript
+from assistant.schema import Setting
+
+if TYPE_CHECKING:
+    from assistant.hearing import HearingSettings
+    from assistant.hearing.recognizer import Ear
+    from assistant.hearing.spotting import Spotter
+
+
+def written(sentence: str) -> str:
+    """A command sentence as Whisper writes one: "attack" -> "Attack." """
+    return sentence[:1].upper() + sentence[1:] + "."
+
+
+def prompt_as_sentences(help_sentences: Iterable[str]) -> str:
+    """Whisper's last prompt: the same examples, each a sentence of its own ("Pass. Quieter.")."""
+    kept = dict.fromkeys(s.strip() for s in help_sentences if s.strip())
+    return " ".join(s[0].upper() + s[1:] + "." for s in kept)
+
+
+class Transcriber(Protocol):
+    def transcribe(self, audio: bytes, prompt: str = "") -> str: ...
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]: ...
+
+    def again(self, prompt: str = "", count: int = 1) -> list[str]: ...
+
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]: ...
+
+
+def taken(final: Final | None) -> bool:
+    """Whether ``final`` is a command taken (heard or doubted)."""
+    return isinstance(final, Transcript) and final.command is not None
+
+
+@dataclass
+class Step:
+    """One stage's part in one decision: what it decided and the CPU seconds it cost.
+    ``command``: the command it took, or confirmed (the first pass's), when it decided on one."""
+
+    stage: str
+    verdict: str
+    seconds: float = 0.0
+    command: Command | None = None
+
+
+@dataclass
+class Case:
+    """One utterance on its way through the stages: the first pass's judgement, the audio, and
+    what Whisper wrote of it (written once, when a stage first needs it)."""
+
+    ear: Ear
+    transcriber: Transcriber
+    spotter: Spotter
+    settings: HearingSettings
+    first: Final
+    audio: bytes
+    #: how far below Whisper's own transcript a weighed command may be (None: score_within's)
+    within: float | None = None
+    #: a second hearing (``again``): its steps are named "again/spot" and so on
+    prefix: str = ""
+    texts: list[str] | None = None
+    opinion: Final | None = None
+    #: the veto's verdict, given when no later stage takes a command
+    vetoed: NotRecognized | None = None
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def first_taken(self) -> Transcript | None:
+        """The first pass's judgement when it took a command."""
+        return self.first if isinstance(self.first, Transcript) and self.first.command is not None else None
+
+    @property
+    def first_command(self) -> Command | None:
+        return self.first_taken.command if self.first_taken is not None else None
+
+    def written(self) -> list[str]:
+        """Whisper's best transcripts of the audio, prompted with the examples of what may be said."""
+        if self.texts is None:
+            self.texts = self.transcriber.hypotheses(self.audio, self.ear.prompt(), self.settings.hypotheses) or [""]
+        return self.texts
+
+    def spotted(self) -> Final:
+        """What is spotted in Whisper's best transcript."""
+        if self.opinion is None:
+            self.opinion = self.ear.spot(self.written()[0])
+        return self.opinion
+
+
+class Stage:
+    """One step of Whisper's say: ``run`` returns a decision that ends the cascade, or None."""
+
+    #: the stable short name (ablation tables, traces, ``HearingSettings.without``)
+    name: ClassVar[str]
+    #: the settings this stage owns; the first is its switch
+    SETTINGS: ClassVar[tuple[Setting[Any], ...]]
+    #: False: a command this stage takes is doubted (it guesses)
+    sure: ClassVar[bool] = False
+    #: CPU seconds one run typically costs on the 2-core x86 machine it was measured on, the
+    #: budget's estimate until this process has timed the stage itself
+    typical_seconds: ClassVar[float] = 0.0
+
+    @property
+    def switch(self) -> str:
+        return self.SETTINGS[0].key
+
+    def on(self, settings: HearingSettings) -> bool:
+        return bool(getattr(settings, field_name(self.switch)))
+
+    def run(self, case: Case) -> Final | None:
+        raise NotImplementedError
+
+    def skipped(self, case: Case) -> Final | None:
+        """The decision when the stage is switched off (None: go on without it)."""
+        return None
+
+
+class Spot(Stage):
+    name = "spot"
+    sure = True
+    typical_seconds = 0.9
+    SETTINGS = (
+        Setting("hearing.whisper.spotting", True, "Take a command spotted in Whisper's best transcript."),
+        Setting("hearing.whisper.hypotheses", 3, "How many of Whisper's transcripts the hybrid weighs.",
+                minimum=1, maximum=5),
+    )
+
+    def run(self, case: Case) -> Final | None:
+        spotted = case.spotted()
+        return spotted if taken(spotted) else None
+
+
+class Unprompted(Stage):
+    name = "unprompted"
+    typical_seconds = 0.2
+    SETTINGS = (
+        Setting("hearing.whisper.unprompted", True, "Write the audio again without the prompt when nothing is "
+                "spotted."),
+    )
+
+    def run(self, case: Case) -> Final | None:
+        case.written()  # the audio's encoding, which the unprompted decoding reuses
+        plain = case.transcriber.again("", 1)
+        spotted = case.ear.spot(plain[0]) if plain else None
+        return spotted if taken(spotted) else None
+
+
+class Veto(Stage):
+    name = "veto"
+    sure = True
+    SETTINGS = (
+        Setting("hearing.whisper.veto", True, "Hybrid: drop a first-pass command when Whisper heard other words."),
+        Setting("hearing.whisper.confirm_distance", 0.4, "Hybrid: how near Whisper must come to confirm it.",
+                minimum=0.0, maximum=5.0),
+    )
+
+    def run(self, case: Case) -> Final | None:
+        first = case.first_taken
+        if first is None or first.command is None:
+            return None
+        command = first.command
+        texts = case.written()
+        if not case.ear.sentences.words(texts[0]):
+            return case.first  # Whisper heard nothing to speak against it
+        distance = min(case.spotter.distance(t, command) for t in texts)
+        if distance <= case.settings.confirm_distance:
+            return case.first  # Whisper (half-)heard the same command
+        case.vetoed = NotRecognized(texts[0], f"vetoed {first.text!r}: Whisper heard {texts[0]!r} "
+                                              f"({distance:.2f} from it)", first.confidence)
+        return None
+
+    def skipped(self, case: Case) -> Final | None:
+        return case.first if case.first_command is not None else None
+
+
+class RunnersUp(Stage):
+    name = "runners_up"
+    SETTINGS = (
+        Setting("hearing.whisper.runners_up", True, "Take a command spotted in one of Whisper's lesser transcripts "
+                "that its best one is near."),
+        Setting("hearing.whisper.runner_up_distance", 0.6, "How near the best transcript a runner-up's command must "
+                "be.", minimum=0.0, maximum=5.0),
+    )
+
+    def run(self, case: Case) -> Final | None:
+        """"Alice landed on the Intruder." below "Finally landed on the Intruder."."""
+        texts = case.written()
+        for other in texts[1:]:
+            spotted = case.ear.spot(other)
+            if (isinstance(spotted, Transcript) and spotted.command is not None
+                    and case.spotter.distance(texts[0], spotted.command) <= case.settings.runner_up_distance):
+                return Transcript(spotted.text, spotted.confidence, texts[0], spotted.command, True)
+        return None
+
+
+class Weigh(Stage):
+    """Whisper scores the commands nearest its transcripts (and the first pass's): beam search
+    ranks by mean token likelihood, which lets a longer mishearing ("Hit that.") beat a short
+    command ("Attack.") that Whisper, summed over its tokens, finds more likely."""
+
+    name = "weigh"
+    typical_seconds = 1.4
+    SETTINGS = (
+        Setting("hearing.whisper.weigh", True, "Have Whisper score the commands nearest what it wrote."),
+        Setting("hearing.whisper.score_nearest", 3, "Commands nearest each transcript that Whisper scores (0: off).",
+                minimum=0, maximum=10),
+        Setting("hearing.whisper.score_distance", "auto", "How far those commands may be (auto: the model's own).",
+                minimum=0.0, maximum=5.0),
+        Setting("hearing.whisper.score_within", 4.0, "A scored command's log-likelihood within this of Whisper's own.",
+                minimum=0.0, maximum=50.0),
+        Setting("hearing.whisper.score_margin", 3.0, "...and this above every other candidate's.",
+                minimum=0.0, maximum=50.0),
+        Setting("hearing.whisper.first_within", 14.0, "The same window when the first pass heard that command.",
+                minimum=0.0, maximum=50.0),
+    )
+
+    def run(self, case: Case) -> Final | None:
+        s = case.settings
+        texts = case.written()
+        if s.score_nearest <= 0 or not case.ear.sentences.words(texts[0]):
+            return None
+        candidates: dict[Command, str] = {}
+        heard = case.first_taken
+        first = case.first_command
+        if heard is not None and first is not None:
+            candidates[first] = heard.text  # as the first pass heard it
+        for text in texts:
+            for near in case.spotter.nearest(text, case.ear.graph.intents, s.score_nearest):
+                if near.command is not None and near.distance <= s.weigh_distance:
+                    candidates.setdefault(near.command, near.sentence)
+        if not candidates:
+            return None
+        scores = case.transcriber.score([written(sentence) for sentence in candidates.values()])
+        ranked = sorted(((score, item) for score, item in zip(scores, candidates.items(), strict=True)
+                         if score > -math.inf), key=lambda x: -x[0])
+        if not ranked:
+            return None  # Whisper would go on writing after each of them
+        # Whisper's own best transcript, its tokens alone (it may not end where the beam ended it)
+        own = case.transcriber.score([texts[0]], ending=False)[0]
+        best, (command, sentence) = ranked[0]
+        runner_up = ranked[1][0] if len(ranked) > 1 else -math.inf
+        within = case.within
+        if within is None:  # two recognizers agreeing on it may be farther from Whisper's own
+            within = max(s.score_within, s.first_within) if command == first else s.score_within
+        if best < own - within or best - runner_up < s.score_margin:
+            return None
+        return Transcript(sentence, 0.5, texts[0], command, True)
+
+
+class AsSentences(Stage):
+    name = "as_sentences"
+    typical_seconds = 0.5
+    SETTINGS = (
+        Setting("hearing.whisper.as_sentences", False, "Write it once more prompted with sentences (push-to-talk: "
+                "on)."),
+        Setting("hearing.whisper.as_sentences_within", 4.0, "How much less likely that may be than the first "
+                "transcript.", minimum=0.0, maximum=50.0),
+    )
+
+    def run(self, case: Case) -> Final | None:
+        texts = case.written()
+        ear = case.ear
+        again = case.transcriber.again(prompt_as_sentences(ear.sentences.help_for(ear.graph.intents)), 1)
+        spotted = ear.spot(again[0]) if again else None
+        if not isinstance(spotted, Transcript) or spotted.command is None:
+            return None
+        score = case.transcriber.score([written(spotted.text)])[0]
+        own = case.transcriber.score([texts[0]], ending=False)[0]
+        if own == -math.inf or score < own - case.settings.as_sentences_within:
+            return None
+        return Transcript(spotted.text, spotted.confidence, again[0], spotted.command, True)
+
+
+class Again(Stage):
+    """A second hearing through WebRTC's noise suppressor, decided by Whisper alone: noise it could
+    not write through may be gone; a first-pass command it vetoed stays vetoed."""
+
+    name = "again"
+    typical_seconds = 2.3
+    SETTINGS = (
+        Setting("hearing.whisper.again_suppressed", 4, "Hear what nothing took again through the noise suppressor at "
+                "this level (0: off).", minimum=0, maximum=4),
+        Setting("hearing.whisper.again_within", 3.0, "How near Whisper's own transcript a command weighed then must "
+                "come.", minimum=0.0, maximum=50.0),
+    )
+
+    def __init__(self, cascade: Cascade) -> None:
+        self.cascade = cascade
+
+    def run(self, case: Case) -> Final | None:
+        level = case.settings.again_suppressed
+        cleaned = suppress_noise(np.frombuffer(case.audio, dtype=np.int16), level).tobytes()
+        heard = case.first_taken
+        alone = NotRecognized(heard.text, "vetoed by Whisper", heard.confidence) if heard is not None else case.first
+        again = Case(case.ear, case.transcriber, case.spotter, case.settings, alone, cleaned,
+                     within=case.settings.again_within, prefix=f"{case.prefix}again/", steps=case.steps)
+        decided = self.cascade.run(again, self.cascade.stages[:-1])
+        return decided if taken(decided) else None
+
+
+#: Estimated from the stages' CPU seconds measured here (Step.seconds; spot 0.83 median, weigh 1.36,
+#: again 2.25 on this project's 2-core x86 machine) times about 1.8 for a Pi 5 and 4.5 for a Pi 4
+#: (Whisper tiny int8 takes ~3.2 s for a command on a Pi 400, ~0.85 s here; a Pi 5 is 2-3x a Pi 4):
+#: 3.0 lets a Pi 5 write and spot (about 1.5 s) and try unprompted, a Pi 4 the same in 5.0.
+BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper's stages may spend on one "
+                 "utterance; a stage that would go past it is not run and the player is asked to say it again at "
+                 "once. Estimates: Raspberry Pi 5 3.0, Pi 4 5.0.", minimum=0.0, maximum=120.0)
+
+
+class Cascade:
+    """The driver: runs the stages in order, times each, keeps to the budget, and says whether
+    the command it took is doubted. ``steps`` of the last decision are kept for traces and
+    benchmarks."""
+
+    #: how quickly the expected cost of a stage follows what it cost here (a running mean)
+    LEARN = 0.3
+
+    def __init__(self) -> None:
+        self.stages: list[Stage] = [Spot(), Unprompted(), Veto(), RunnersUp(), Weigh(), AsSentences()]
+        self.stages.append(Again(self))
+        self.expected: dict[str, float] = {stage.name: stage.typical_seconds for stage in self.stages}
+        self.steps: list[Step] = []
+        #: CPU seconds spent on the utterance under way
+        self.spent = 0.0
+        self.clock = time.process_time
+
+    def decide(self, case: Case) -> Final:
+        """The decision on ``case`` (a fresh utterance)."""
+        self.steps, self.spent = case.steps, 0.0
+        decided = self.run(case, self.stages)
+        if isinstance(decided, Transcript) and decided.command is not None and not isinstance(decided, Doubted):
+            why = self._doubt(case)
+            if why:
+                return Doubted(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped,
+                               decided.doubt, why=why)
+        return decided
+
+    def run(self, case: Case, stages: Sequence[Stage]) -> Final:
+        """Each stage in turn until one decides; the conclusion when none does."""
+        budget = case.settings.budget_seconds
+        for stage in stages:
+            name = case.prefix + stage.name
+            if not stage.on(case.settings):
+                decided = stage.skipped(case)
+                case.steps.append(Step(name, "off" if decided is None else "off: the first pass's command stands",
+                                       command=_command(decided)))
+                if decided is not None:
+                    return decided
+                continue
+            expected = self.expected[stage.name]
+            if self.spent + expected > budget:
+                case.steps.append(Step(name, f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"))
+                if case.texts is None or (case.first_command is not None and case.vetoed is None):
+                    # nothing decided yet: better "Say again?" now than an answer too late
+                    heard = case.first.heard if isinstance(case.first, NotRecognized) else case.first.text
+                    return OverBudget(heard, f"over the budget ({budget:.2f} CPU s) before {name}",
+                                      case.first.confidence)
+                break  # Whisper has had its say: what it decided so far stands
+            start, spent = self.clock(), self.spent
+            decided = stage.run(case)
+            cost = self.clock() - start
+            self.spent = spent + cost  # ``again``'s own stages counted once, in its cost
+            self.expected[stage.name] += self.LEARN * (cost - self.expected[stage.name])
+            case.steps.append(Step(name, _verdict(stage, decided, case), cost, _command(decided)))
+            if decided is not None:
+                return decided
+        return self._conclude(case)
+
+    def _doubt(self, case: Case) -> str:
+        """Why the command the stages took is doubted ("" when it is heard): a stage that guesses
+        took it, and the first pass did not hear the same command."""
+        decider = next((step for step in reversed(case.steps) if step.command is not None), None)
+        if decider is None or next(s.sure for s in self.stages if s.name == decider.stage):
+            return ""
+        if decider.command == case.first_command:
+            return ""  # two recognizers agree on it
+        return f"taken by {decider.stage} alone"
+
+    @staticmethod
+    def _conclude(case: Case) -> Final:
+        """No stage took a command: the veto's verdict, or why nothing was taken."""
+        if case.vetoed is not None:
+            return case.vetoed
+        opinion = case.spotted()
+        first = case.first
+        if isinstance(opinion, NotAllowedNow) or not isinstance(first, NotRecognized):
+            return opinion
+        text = case.written()[0]
+        return NotRecognized(first.heard or text, f"{first.reason}; Whisper heard {text!r}: "
+                             f"{getattr(opinion, 'reason', '')}", first.confidence, first.alternatives)
+
+
+def _verdict(stage: Stage, decided: Final | None, case: Case) -> str:
+    """A stage's verdict, for traces: took, confirmed, vetoed or nothing."""
+    if decided is None:
+        return "vetoed the first pass's command" if isinstance(stage, Veto) and case.vetoed else "nothing"
+    command = _command(decided)
+    what = command.to_json() if command is not None else "-"
+    return f"confirmed {what}" if decided is case.first else f"took {what}"
+
+
+def _command(decided: Final | None) -> Command | None:
+    return decided.command if isinstance(decided, Transcript) else None
+
+
+def field_name(key: str) -> str:
+    """The HearingSettings field of a hearing key: its last part ("hearing.whisper.veto" -> veto),
+    the engine's name before it where two engines share it (vosk_min_confidence)."""
+    parts = key.split(".")
+    if parts[-1] == "min_confidence":
+        return f"{parts[-2]}_{parts[-1]}"
+    return parts[-1]
+
+
+def stage_settings() -> tuple[Setting[Any], ...]:
+    """Every stage's declared settings, in the stages' order, and the budget."""
+    return (*(s for stage in Cascade().stages for s in stage.SETTINGS), BUDGET)
+
+
+#: The stages' names, in the order they run.
+STAGE_NAMES = tuple(stage.name for stage in Cascade().stages)

@@ -1,0 +1,183 @@
+"""The hybrid's driver: stages in order, each timed, each switchable, kept to the CPU budget
+(logic with a clock that moves by given costs; once with the real recognizers on a real clip)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.engine import Command
+from assistant.games import game_module
+from assistant.hearing import STAGE_NAMES, HearingSettings, open_ear
+from assistant.hearing.events import Doubted, NotRecognized, OverBudget, Transcript
+from assistant.hearing.pipeline import Cascade
+from assistant.hearing.recognizer import Ear, SecondOpinion
+from assistant.hearing.spoken import ClipMaker, Speaker
+from assistant.hearing.spotting import Spotter
+from assistant.hearing.text_engine import TextRecognizer
+
+CARDS = game_module("msx-cards").sentences()
+#: what the driver expects spot to cost before it has timed it (below the 1 s a Costly hearing costs)
+SPOT = Cascade().expected["spot"]
+OMEGA = game_module("omega-virus").sentences()
+
+
+class Clock:
+    """CPU time that moves only when the transcriber works, by the costs given."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Costly:
+    """A transcriber writing given transcripts, each call costing given CPU seconds on ``clock``."""
+
+    def __init__(self, clock: Clock, texts: list[str], plain: list[str] | None = None,
+                 hearing: float = 1.0, again: float = 0.5) -> None:
+        self.clock, self.texts, self.plain = clock, texts, plain or []
+        self.hearing, self.again_cost = hearing, again
+        self.calls: list[str] = []
+
+    def transcribe(self, audio: bytes, prompt: str = "") -> str:
+        return self.hypotheses(audio, prompt)[0]
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        self.calls.append("hypotheses")
+        self.clock.now += self.hearing
+        return self.texts[:count]
+
+    def again(self, prompt: str = "", count: int = 1) -> list[str]:
+        self.calls.append("again")
+        self.clock.now += self.again_cost
+        return self.plain[:count] if not prompt else []
+
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
+        self.calls.append("score")
+        return [-100.0 if ending else 0.0 for _ in texts]  # every command far less likely than what it wrote
+
+
+def ear(whisper: Costly, clock: Clock, **settings: float) -> Ear:
+    hearing = HearingSettings(**{"again_suppressed": 0, **settings})  # type: ignore[arg-type]
+    e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), hearing))  # type: ignore[arg-type]
+    assert e.second is not None
+    e.second.cascade.clock = clock
+    return e
+
+
+def hear(e: Ear, first_pass: str) -> Transcript | NotRecognized:
+    e._audio = [np.zeros(16_000, dtype=np.int16).tobytes()]
+    return e.decide(Transcript(first_pass, 1.0 if first_pass else 0.0))
+
+
+def test_every_stage_runs_in_order_and_reports_its_cost() -> None:
+    clock = Clock()
+    e = ear(Costly(clock, ["Let me think."], ["Hmm."]), clock, budget_seconds=100.0)
+    assert isinstance(hear(e, ""), NotRecognized)
+    assert [s.stage for s in e.steps] == ["first", *STAGE_NAMES[:-1], "again"]
+    costs = {s.stage: s.seconds for s in e.steps}
+    assert costs["spot"] == 1.0 and costs["unprompted"] == 0.5 and costs["veto"] == 0.0
+    assert [s.verdict for s in e.steps if s.stage in ("as_sentences", "again")] == ["off", "off"]
+
+
+def test_a_stage_that_would_go_past_the_budget_is_not_run() -> None:
+    clock = Clock()
+    whisper = Costly(clock, ["Let me think."], ["Hmm."])
+    e = ear(whisper, clock, budget_seconds=SPOT + 0.1)  # spot fits; after its 1 s, unprompted does not
+    heard = hear(e, "")
+    assert whisper.calls == ["hypotheses"]
+    assert [s.stage for s in e.steps] == ["first", "spot", "unprompted"] and "stopped" in e.steps[-1].verdict
+    # Whisper had its say and the first pass took nothing: what it decided stands (nothing: silence)
+    assert isinstance(heard, NotRecognized) and not isinstance(heard, OverBudget), heard
+
+
+def test_nothing_decided_within_the_budget_is_to_be_said_again() -> None:
+    clock = Clock()
+    whisper = Costly(clock, ["Attack."])
+    heard = hear(ear(whisper, clock, budget_seconds=SPOT - 0.1), "")  # not even spot fits
+    assert isinstance(heard, OverBudget) and whisper.calls == [], heard
+    # a first-pass command Whisper could not yet confirm or veto is not acted on either
+    clock = Clock()
+    whisper = Costly(clock, ["Let me think."], ["Hmm."])
+    heard = hear(ear(whisper, clock, budget_seconds=SPOT + 0.1), "attack")
+    assert isinstance(heard, OverBudget), heard
+
+
+def test_the_expected_cost_follows_what_a_stage_cost_here() -> None:
+    clock = Clock()
+    whisper = Costly(clock, ["Let me think."], ["Hmm."], hearing=3.0)
+    e = ear(whisper, clock, budget_seconds=100.0)
+    assert e.second is not None
+    before = e.second.cascade.expected["spot"]
+    hear(e, "")
+    assert e.second.cascade.expected["spot"] == pytest.approx(before + 0.3 * (3.0 - before))
+    e.second.settings.budget_seconds = 2.0  # spot now expected below 2 s: it fits, then no more
+    hear(e, "")
+    assert [s.stage for s in e.steps][-1] == "unprompted" and "stopped" in e.steps[-1].verdict
+
+
+@pytest.mark.parametrize("stage", STAGE_NAMES)
+def test_a_stage_switched_off_is_skipped(stage: str) -> None:
+    clock = Clock()
+    hearing = HearingSettings(again_suppressed=1, as_sentences=True, budget_seconds=100.0).without(stage)
+    whisper = Costly(clock, ["Let me think."], ["Hmm."])
+    e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), hearing))  # type: ignore[arg-type]
+    assert isinstance(hear(e, ""), NotRecognized)
+    verdicts = {s.stage: s.verdict for s in e.steps}
+    assert verdicts[stage] == "off" and all(verdicts[other] != "off" for other in STAGE_NAMES if other != stage)
+    if stage == "again":
+        assert whisper.calls.count("hypotheses") == 1  # not heard a second time
+    if stage == "unprompted":
+        assert "again" not in whisper.calls[:2]
+
+
+def test_a_command_only_a_guessing_stage_took_is_doubted() -> None:
+    clock = Clock()
+    heard = hear(ear(Costly(clock, ["Let me think."], ["Attack."]), clock), "")
+    assert isinstance(heard, Doubted) and heard.command == Command("attack") and "unprompted" in heard.why
+    spotted = hear(ear(Costly(clock, ["Attack."]), clock), "")
+    assert isinstance(spotted, Transcript) and not isinstance(spotted, Doubted), spotted
+
+
+def test_the_veto_switched_off_lets_the_first_pass_command_stand() -> None:
+    clock = Clock()
+    hearing = HearingSettings(again_suppressed=0).without("veto")
+    e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(Costly(clock, ["I would love some pizza."]),  # type: ignore[arg-type]
+                                                          Spotter(CARDS), hearing))
+    heard = hear(e, "attack")
+    assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
+    on = Ear(TextRecognizer(), CARDS, second=SecondOpinion(Costly(clock, ["I would love some pizza."]),  # type: ignore[arg-type]
+                                                           Spotter(CARDS), HearingSettings(again_suppressed=0)))
+    assert isinstance(hear(on, "attack"), NotRecognized)
+
+
+def test_with_no_budget_the_real_hybrid_stops_after_the_first_pass(tmp_path: Path) -> None:
+    """Real PocketSphinx and Whisper on a real clip: a budget of 0 leaves Whisper unasked and the
+    player is asked to say it again; with the shipped budget Whisper decides."""
+    clip = ClipMaker(tmp_path).say("explore room one zero two", Speaker("espeak", "en-gb-scotland", 1.0, 50))
+    broke = open_ear(HearingSettings(recognizer="hybrid", budget_seconds=0.0), OMEGA, None, engine="hybrid",
+                     fallback=False)
+    assert broke.second is not None
+    asked: list[str] = []
+    real = broke.second.transcriber.hypotheses
+
+    def watched(audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        asked.append(prompt)
+        return real(audio, prompt, count)
+
+    broke.second.transcriber.hypotheses = watched  # type: ignore[method-assign]
+    try:
+        heard = broke.hear(clip)
+    finally:
+        del broke.second.transcriber.hypotheses  # the model is shared: watched here only
+    assert isinstance(heard, OverBudget), heard
+    assert asked == [] and {s.stage for s in broke.steps} <= {"first", "spot"}, broke.steps
+    shipped = open_ear(HearingSettings(recognizer="hybrid"), OMEGA, None, engine="hybrid", fallback=False)
+    said = shipped.hear(clip)
+    assert isinstance(said, Transcript) and said.command == Command("explore", {"d1": "1", "d2": "0", "d3": "2"})
+    assert [s.stage for s in shipped.steps][:2] == ["first", "spot"] and shipped.steps[1].seconds > 0

@@ -1,0 +1,210 @@
+"""No wrong moves: a costly command the hybrid takes with doubt is asked about before it is acted
+on ("Explore one zero zero?"): yes acts on it, no leaves the game as it was and asks to say it
+again. Played through the real live loop, the real session of each of the four games, the real
+Ear and the hybrid's real stages; what the recognizers write is given: the first pass's words
+and Whisper's transcripts of each utterance, as they write them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from assistant.engine import Command
+from assistant.hearing import HearingSettings
+from assistant.hearing.events import Doubted, OverBudget, Partial, Transcript
+from assistant.hearing.grammar import WordGraph
+from assistant.hearing.recognizer import BaseRecognizer, Ear, SecondOpinion
+from assistant.hearing.spotting import Spotter
+from assistant.live.loop import SAY_AGAIN, LiveLoop, LiveSettings
+from assistant.live.microphone import Block, Microphone
+from assistant.session import PrintAnnouncer, Session
+from assistant.voice.announcer import SpeakingSignal
+
+BLOCK = np.zeros(1600, dtype=np.int16).tobytes()  # 0.1 s of audio
+BLOCKS = 10  # an utterance: one second
+
+
+class FirstPass(BaseRecognizer):
+    """The streaming first pass, writing the given words at the end of each one-second utterance."""
+
+    name = "first-pass"
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.blocks = 0
+
+    def set_grammar(self, graph: WordGraph) -> None:
+        pass
+
+    def accept(self, block: bytes) -> Partial | Transcript | None:
+        self.blocks += 1
+        if self.blocks < BLOCKS:
+            return None
+        self.blocks = 0
+        return Transcript(self.lines.pop(0), 0.9)
+
+    def finish(self) -> Transcript:
+        return Transcript("", 0.0)
+
+    def reset(self) -> None:
+        self.blocks = 0
+
+
+@dataclass
+class Whisper:
+    """Whisper's transcripts of each utterance in turn: (prompted best transcripts, unprompted)."""
+
+    utterances: list[tuple[list[str], list[str]]] = field(default_factory=list)
+    plain: list[str] = field(default_factory=list)
+
+    def transcribe(self, audio: bytes, prompt: str = "") -> str:
+        return self.hypotheses(audio, prompt)[0]
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        texts, self.plain = self.utterances.pop(0)
+        return texts[:count]
+
+    def again(self, prompt: str = "", count: int = 1) -> list[str]:
+        return self.plain[:count] if not prompt else []
+
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
+        return [-100.0 if ending else 0.0 for _ in texts]  # every command far less likely than what it wrote
+
+
+@dataclass
+class Table:
+    """One game at the table, heard through the live loop."""
+
+    session: Session
+    loop: LiveLoop
+    first: FirstPass
+    whisper: Whisper
+    said: list[str]
+    acted: list[Command]
+    clock: float = 100.0
+
+    def utterance(self, first_pass: str, prompted: list[str], unprompted: list[str] | None = None) -> None:
+        """One second of speech the first pass writes as ``first_pass`` and Whisper as given."""
+        self.first.lines.append(first_pass)
+        self.whisper.utterances.append((prompted, unprompted or []))
+        for _ in range(BLOCKS):
+            self.clock += 0.1
+            self.loop._handle_block(Block(BLOCK, self.clock))
+        self.loop._listen_for()
+
+
+def table(game: str, moves: Sequence[str], settings: HearingSettings | None = None) -> Table:
+    said: list[str] = []
+    session = Session.new(game, 1, {}, PrintAnnouncer(said.append), None)
+    session.start()
+    for move in moves:
+        session.press(move.split()[1:]) if move.startswith("press") else session.hear(move)
+    whisper, first = Whisper(), FirstPass()
+    hearing = settings or HearingSettings(again_suppressed=0)
+    ear = Ear(first, session.sentences, session.allowed_intents(),
+              second=SecondOpinion(whisper, Spotter(session.sentences), hearing))  # type: ignore[arg-type]
+    acted: list[Command] = []
+    loop = LiveLoop(session, ear, Microphone(""), SpeakingSignal(ended_at=-100.0), None, LiveSettings(),
+                    log=lambda line: None, on_action=lambda command, early: acted.append(command))
+    loop._listen_for()
+    said.clear()
+    return Table(session, loop, first, whisper, said, acted)
+
+
+#: Each game, the moves that reach a moment, and a costly move said there: (first pass's words for
+#: it, Whisper's prompted transcript, its unprompted one, the command)
+MOVES = {
+    "omega-virus": (["skill zero", "press 1 2", "press 0 1", "skip", "skip"],
+                    "", ["I'll go with the one."], ["Explore 100."],
+                    Command("explore", {"d1": "1", "d2": "0", "d3": "0"})),
+    "msx-cards": ([], "", ["Let me think."], ["Draw an enemy."], Command("draw_enemy")),
+    "planets": ([], "", ["Read the rules again."], ["Red, blue and green."],
+                Command("players", {"p1": "red", "p2": "blue", "p3": "green"})),
+    "prologue": ([], "", ["Are you?"], ["Ready."], Command("ready")),
+}
+
+
+def doubted_move(game: str) -> tuple[Table, Command]:
+    moves, first_pass, prompted, unprompted, command = MOVES[game]
+    t = table(game, moves)
+    t.utterance(first_pass, prompted, unprompted)
+    decided = t.loop.ear.steps
+    assert [s.stage for s in decided if s.command is not None] == ["unprompted"], decided
+    return t, command
+
+
+@pytest.mark.parametrize("game", sorted(MOVES))
+def test_a_doubted_move_is_asked_about_and_yes_acts_on_it(game: str) -> None:
+    t, command = doubted_move(game)
+    assert t.acted == [] and len(t.said) == 1 and t.said[0].endswith("?"), t.said  # "Explore one zero zero?"
+    assert "yes" in t.loop.ear.intents and "no" in t.loop.ear.intents
+    t.said.clear()
+    t.utterance("yes", ["Yes."])
+    assert t.acted == [command], t.acted
+    assert t.said and not t.said[-1].endswith(SAY_AGAIN), t.said  # the game answered the move
+    assert "yes" not in t.loop.ear.intents  # the question is over
+
+
+@pytest.mark.parametrize("game", sorted(MOVES))
+def test_a_doubted_move_refused_leaves_the_game_as_it_was(game: str) -> None:
+    t, command = doubted_move(game)
+    before = t.session.allowed_intents()
+    t.said.clear()
+    t.utterance("no", ["No."])
+    assert t.acted == [], t.acted
+    assert len(t.said) == 1 and t.said[0].endswith(SAY_AGAIN), t.said
+    assert t.session.allowed_intents() == before and "no" not in t.loop.ear.intents
+    t.utterance(MOVES[game][1] or "", MOVES[game][3])  # said again, heard clearly this time: acted on
+    assert t.acted == [command], t.acted
+
+
+def test_a_harmless_command_heard_with_doubt_is_acted_on_without_asking() -> None:
+    t = table("msx-cards", [])
+    t.utterance("", ["Hmm."], ["Status."])
+    assert [s.stage for s in t.loop.ear.steps if s.command is not None] == ["unprompted"]
+    assert t.acted == [Command("status")], (t.acted, t.said)
+
+
+def test_another_command_instead_of_an_answer_replaces_the_question() -> None:
+    t, _ = doubted_move("omega-virus")
+    t.utterance("repeat", ["Repeat."])
+    assert t.acted == [Command("repeat")] and "yes" not in t.loop.ear.intents
+
+
+def test_the_ear_gives_a_doubted_command_and_its_stage() -> None:
+    t = table("prologue", [])
+    t.first.lines.append("")
+    t.whisper.utterances.append((["Are you?"], ["Ready."]))
+    for _ in range(BLOCKS - 1):
+        assert t.loop.ear.feed(BLOCK) is None
+    heard = t.loop.ear.feed(BLOCK)
+    assert isinstance(heard, Doubted) and heard.command == Command("ready") and "unprompted" in heard.why
+
+
+def test_over_the_budget_the_player_is_asked_to_say_it_again_at_once() -> None:
+    t = table("prologue", [], HearingSettings(again_suppressed=0, budget_seconds=0.0))
+    t.first.lines.append("")
+    t.whisper.utterances.append((["Ready."], []))
+    for _ in range(BLOCKS - 1):
+        t.loop.ear.feed(BLOCK)
+    heard = t.loop.ear.feed(BLOCK)
+    assert isinstance(heard, OverBudget), heard
+    assert [s.stage for s in t.loop.ear.steps] == ["first", "spot"] and "stopped" in t.loop.ear.steps[1].verdict
+    t.utterance("", ["Ready."])
+    assert t.acted == [] and t.said == [], t.said  # no words heard (a noise): nothing to say again
+    t.utterance("ready", ["Ready."])
+    assert t.acted == [] and len(t.said) == 1 and t.said[0].endswith(SAY_AGAIN), t.said
+
+
+def test_a_command_not_allowed_now_has_the_game_say_why() -> None:
+    """The Ear gives the command the rules refuse (typed, no reason to read): the game says why."""
+    t = table("omega-virus", [])  # choosing the skill level: no move yet
+    t.utterance("teleport", ["Teleport."])
+    assert t.acted == [] and len(t.said) == 1 and not t.said[0].endswith(SAY_AGAIN), t.said
+    said = t.said[0]
+    t.said.clear()
+    t.session.apply(Command("teleport"))
+    assert t.said == [said]  # the rule's own answer
