@@ -72,27 +72,30 @@ class ModelReport:
         return not any(self.missing.values())
 
     def summary(self) -> str:
-        """One line for ``assistant doctor``."""
+        """Which model, of which kind, with which word for other speech: one line."""
         kind = {LOOKAHEAD: "lookahead graph (graph/HCLr.fst + Gr.fst): takes the game's grammar",
                 STATIC: "static graph (graph/HCLG.fst): hears its whole vocabulary, the game's grammar is "
-                        "not used"}.get(self.kind, "no graph found")
+                        "not used"}.get(self.kind, "no graph/HCLr.fst + Gr.fst nor graph/HCLG.fst: not a usable model")
         garbage = (f"{self.garbage} for other speech" if self.garbage else
                    "no [unk] word: table talk is kept out only by checking what it heard against the sentences")
-        return f"{self.folder.name} at {self.folder}, {kind}; {garbage}"
+        return f"the model at {self.folder}, {kind}; {garbage}"
 
-    def coverage(self) -> str:
+    def coverage(self, separator: str = "; ") -> str:
         """Whether every game's words are in the vocabulary, plainly, game by game."""
         if self.complete:
             return f"every command word of {', '.join(self.missing)} is in its vocabulary"
         parts = []
         for game, missing in self.missing.items():
-            if missing:
+            if missing and len(missing) == self.words[game]:
+                parts.append(f"{game}: NONE of its {self.words[game]} command words is in this model's vocabulary "
+                             "(a model for another language?), so nothing of this game can be heard")
+            elif missing:
                 shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
-                parts.append(f"{game}: {len(missing)} of {self.words[game]} command words are NOT in its "
-                             f"vocabulary ({shown}), so sentences with them cannot be heard")
+                parts.append(f"{game}: {len(missing)} of its {self.words[game]} command words are NOT in this "
+                             f"model's vocabulary ({shown}), so sentences with them cannot be heard")
             else:
                 parts.append(f"{game}: every command word is in its vocabulary")
-        return "; ".join(parts)
+        return separator.join(parts)
 
 
 def inspect(folder: Path, model: VocabularyModel, vocabularies: Mapping[str, Iterable[str]]) -> ModelReport:
@@ -119,3 +122,14 @@ def doctor_report(folder: Path, vocabularies: Mapping[str, Iterable[str]] | None
     from assistant.hearing.vosk_engine import load_model
 
     return inspect(folder, load_model(folder), game_vocabularies() if vocabularies is None else vocabularies)
+
+
+def doctor_check(folder: Path) -> str:
+    """``assistant doctor``'s line on the Vosk model at ``folder``: which model, its kind, and
+    whether every game's command words are in its vocabulary. Raises (ModelError, or
+    RuntimeError naming the words) when it cannot be loaded or cannot hear some game's words."""
+    report = doctor_report(folder)
+    line = f"{report.summary()}\n           " + report.coverage("\n           ")
+    if not report.complete or not report.kind:
+        raise RuntimeError(line)
+    return line
