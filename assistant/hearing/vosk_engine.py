@@ -14,10 +14,15 @@ code) and is handled here for every model (see ``vosk_model``):
   model, heard back as ``[unk]``); a model with none is said so once, and then only the
   check of the transcript against the sentences keeps table talk out;
 - a model with a static graph (HCLG.fst) ignores a runtime grammar: it is made without
-  one, and the player told once.
+  one, and the player told once;
+- a partial result can be a whole command the player is not saying (the best path so far,
+  part-way through a longer one or through table talk): ``doubt`` holds the early answer
+  until the player has stopped talking.
 
 Vosk finds the end of an utterance itself; a block then returns the final Transcript, whose
-confidence is the lowest per-word confidence (``SetWords``).
+confidence is the lowest per-word confidence (``SetWords``). Kaldi dithers the audio features
+(models' conf/mfcc.conf leave --dither at its default), so the same audio decodes a little
+differently each time: the Korean model's confidences for one clip moved by 0.2.
 """
 
 from __future__ import annotations
@@ -115,7 +120,8 @@ class VoskRecognizer(BaseRecognizer):
         self._make = make_recognizer or _kaldi_recognizer
         self._rec: Any = None
         self._last_partial = ""
-        self._levels: list[float] = []  # each block's RMS level, this utterance
+        self._blocks = 0  # blocks heard in this utterance
+        self._loudest = 0.0  # the loudest block's RMS level
         self._loud_at = -1  # the last block within early_quiet_db of the loudest
 
     @classmethod
@@ -182,18 +188,19 @@ class VoskRecognizer(BaseRecognizer):
         the loudest of the utterance). Vosk's partial words lag the audio by one to four blocks,
         so this seldom delays an answer; a steady loud room only makes it wait for Vosk's end of
         the utterance."""
-        if self.early_quiet_db <= 0 or not self._levels:
+        if self.early_quiet_db <= 0 or not self._blocks:
             return ""
-        if len(self._levels) - 1 - self._loud_at < self.early_quiet_blocks:
+        if self._blocks - 1 - self._loud_at < self.early_quiet_blocks:
             return "still talking"
         return ""
 
     def accept(self, block: bytes) -> Partial | Transcript | None:
         samples = np.frombuffer(block[: len(block) // 2 * 2], dtype=np.int16).astype(np.float64)
         level = float(np.sqrt(np.mean(samples ** 2))) if len(samples) else 0.0
-        self._levels.append(level)
-        if level > 0 and 20 * math.log10(max(self._levels) / level) < self.early_quiet_db:
-            self._loud_at = len(self._levels) - 1
+        self._loudest = max(self._loudest, level)
+        self._blocks += 1
+        if level > 0 and 20 * math.log10(self._loudest / level) < self.early_quiet_db:
+            self._loud_at = self._blocks - 1
         if self._rec.AcceptWaveform(block):
             return self._final(self._rec.Result())
         text = self._as_read(str(json.loads(self._rec.PartialResult()).get("partial", "")))
@@ -208,7 +215,7 @@ class VoskRecognizer(BaseRecognizer):
     def reset(self) -> None:
         self._rec.Reset()
         self._last_partial = ""
-        self._levels, self._loud_at = [], -1
+        self._blocks, self._loudest, self._loud_at = 0, 0.0, -1
 
     def _as_read(self, text: str) -> str:
         """The model's word for other speech as the Ear reads it ("<UNK>" -> "[unk]")."""
@@ -218,7 +225,7 @@ class VoskRecognizer(BaseRecognizer):
 
     def _final(self, result: str) -> Transcript:
         self._last_partial = ""
-        self._levels, self._loud_at = [], -1
+        self._blocks, self._loudest, self._loud_at = 0, 0.0, -1
         data = json.loads(result)
         text = self._as_read(str(data.get("text", "")))
         words = data.get("result") or []
