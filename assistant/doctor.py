@@ -62,6 +62,17 @@ def doctor_main(args: argparse.Namespace, config: Config) -> int:
 
     ok &= _check("recognizer", hearing)
 
+    def vosk_model() -> str:  # the model, its kind and whether every game's words are in it
+        from assistant.hearing import HearingSettings
+        from assistant.hearing.vosk_model import doctor_check
+
+        return doctor_check(HearingSettings.from_config(config).vosk_folder)
+
+    from assistant.hearing import HearingSettings, choose
+
+    if choose(HearingSettings.from_config(config)).engine == "vosk":
+        ok &= _check("Vosk model", vosk_model)
+
     print("Voices")
 
     def voices() -> str:

