@@ -47,7 +47,6 @@ from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
 from assistant.hearing.recognizer import prompt_as_sentences, written  # noqa: E402
-from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
 from assistant.hearing.whisper_engine import (  # noqa: E402
     DEFAULT_WHISPER_MODEL,
     KNOWN_MODELS,
@@ -66,6 +65,7 @@ from bench.bench_accuracy import (  # noqa: E402
     table_talk_games,
     voices_for,
 )
+from tests.support.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
 
 TINY_SCORE_DISTANCE = model_score_distance(DEFAULT_WHISPER_MODEL)
 STUDY_CONDITIONS = ("clean", "white 20 dB", "babble 20 dB", "reverb")

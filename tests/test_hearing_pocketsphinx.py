@@ -20,12 +20,12 @@ from assistant.hearing.audio import blocks
 from assistant.hearing.events import NotRecognized, Partial, Transcript
 from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer, common_words, gate, phone_distance
 from assistant.hearing.recognizer import Ear
-from assistant.hearing.spoken import SPEAKERS, ClipMaker, add_noise
 from assistant.live.loop import LiveLoop, LiveSettings
 from assistant.live.microphone import Block, Microphone
 from assistant.sentences import SentenceSet
 from assistant.session import PrintAnnouncer, Session
 from assistant.voice.announcer import SpeakingSignal
+from tests.support.spoken import SPEAKERS, ClipMaker, add_noise
 
 OMEGA = game_module("omega-virus").sentences()
 PIPER, PIPER_FAST, PIPER_SLOW, ESPEAK_US, ESPEAK_F, ESPEAK_GB = SPEAKERS

@@ -17,7 +17,6 @@ from assistant.games import game_module
 from assistant.hearing import Ear, HearingSettings, choose, open_ear
 from assistant.hearing.events import NotRecognized, Transcript
 from assistant.hearing.recognizer import ModelError, prompt_as_sentences
-from assistant.hearing.spoken import ClipMaker, Speaker
 from assistant.hearing.whisper_engine import (
     WHISPER_FILES,
     WhisperTranscriber,
@@ -28,6 +27,7 @@ from assistant.hearing.whisper_engine import (
     verify,
 )
 from assistant.setup import NoNetwork, SetupError, install_whisper_model
+from tests.support.spoken import ClipMaker, Speaker
 
 OMEGA = game_module("omega-virus").sentences()
 MOVE = ["explore", "pass", "teleport", "attack", "repeat", "time_left", "inventory", "help", "pause", "new_game"]
@@ -173,8 +173,8 @@ def test_whisper_hears_through_the_noise_suppressor_when_asked(maker: ClipMaker,
     import numpy as np
 
     from assistant.hearing.audio import suppress_noise
-    from assistant.hearing.spoken import add_noise
     from assistant.hearing.whisper_engine import WhisperSettings
+    from tests.support.spoken import add_noise
 
     folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
     plain = WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False))
@@ -278,7 +278,7 @@ def test_what_whisper_took_nothing_from_is_heard_again_through_the_suppressor(
     import numpy as np
 
     from assistant.hearing.audio import suppress_noise
-    from assistant.hearing.spoken import add_noise
+    from tests.support.spoken import add_noise
 
     ear = open_ear(HearingSettings(recognizer="hybrid", again_suppressed=4), OMEGA, MOVE, engine="hybrid",
                    fallback=False)

@@ -15,7 +15,6 @@ from assistant.engine import Command
 from assistant.hearing import HearingSettings, choose, open_ear, open_transcriber
 from assistant.hearing.events import NotRecognized
 from assistant.hearing.recognizer import ModelError
-from assistant.hearing.spoken import ClipMaker
 from assistant.hearing.whisper_engine import (
     BASE_FILES,
     BASE_MODEL,
@@ -27,6 +26,7 @@ from assistant.hearing.whisper_engine import (
     packaged_model,
     verify,
 )
+from tests.support.spoken import ClipMaker
 from tests.test_hearing_whisper import MOVE, OMEGA, OTHER_VOICES, hear_commands
 
 

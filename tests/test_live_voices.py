@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.hearing.spoken import ClipMaker, Speaker
 from tests.audio_env import ensure_audio
 from tests.live_helpers import Lines, live_assistant, wait_quiet
+from tests.support.spoken import ClipMaker, Speaker
 
 pytestmark = pytest.mark.audio
 

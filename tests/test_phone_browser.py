@@ -25,7 +25,7 @@ from assistant.games.omega_virus.state import Phase
 from assistant.journal import Journal
 from assistant.phone import PhoneKeypad, PhoneSettings
 from assistant.session import PrintAnnouncer, Session
-from bench.phone_screenshot import CHROMEDRIVER, CHROMIUM, chromium, join
+from tests.support.browser import CHROMEDRIVER, CHROMIUM, chromium, join
 
 pytestmark = pytest.mark.skipif(not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
                                 reason="needs Debian's chromium and chromium-driver")

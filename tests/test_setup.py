@@ -22,9 +22,9 @@ from assistant.config import Config
 from assistant.games import game_module
 from assistant.hearing import HearingSettings, choose, open_ear
 from assistant.hearing.events import Transcript
-from assistant.hearing.spoken import SPEAKERS, ClipMaker
 from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model
 from assistant.setup import NoNetwork, SetupError, download, setup_main, unpack
+from tests.support.spoken import SPEAKERS, ClipMaker
 
 
 def model_zip(name: str = DEFAULT_MODEL, extra: dict[str, bytes] | None = None) -> bytes:

@@ -26,9 +26,9 @@ from assistant.engine import Command, Output, Say, Sound
 from assistant.sentences import SentenceSet
 from assistant.session import Session
 from assistant.voice.announcer import SpokenAnnouncer
-from assistant.voice.check import PhraseEar
 from assistant.voice.playback import DeviceSink
 from tests.audio_env import AudioEnv, AudioEnvError, Recorder, ensure_audio, private_mic, private_sink
+from tests.support.check import PhraseEar
 
 pytestmark = pytest.mark.audio
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.voice.check import PhraseEar
 from tests.audio_env import Recorder, SecondServer
+from tests.support.check import PhraseEar
 
 pytestmark = pytest.mark.audio
 
