@@ -106,6 +106,9 @@ phone:
 voice:
   render_at_start: false
   glitch_seed: 1
+  cache_dir: {tmp_path / 'voices'}
+hearing:
+  models_dir: {tmp_path / 'models'}
 """, encoding="utf-8")
     clip = piper_clip("give red to the new phone")
     stderr = tmp_path / "stderr.txt"
