@@ -134,6 +134,7 @@ def test_noise_is_mixed_at_the_asked_snr(snr: float) -> None:
         assert 10 * np.log10(speech_power(clip) / np.mean(added ** 2)) == pytest.approx(snr, abs=0.1)
 
 
+@pytest.mark.model
 def test_noise_suppression_takes_white_noise_down_and_keeps_the_speech(tmp_path: Path) -> None:
     """WebRTC's suppressor on a real Piper render with white noise at 10 dB: the pause before the
     speech loses most of its noise, the speech keeps most of its power, level 0 changes nothing."""
@@ -172,6 +173,7 @@ def test_noise_suppression_takes_white_noise_down_and_keeps_the_speech(tmp_path:
         suppress_noise(noisy, 5)
 
 
+@pytest.mark.model
 def test_noise_suppression_keeps_the_hiss_a_command_starts_with(tmp_path: Path) -> None:
     """The "s" of "status" said clean by an espeak-ng voice: a suppressor started cold takes it
     for noise (about 5.5 dB of its first 0.1 s gone); suppress_noise, warmed on the same audio,

@@ -27,6 +27,8 @@ from assistant.session import PrintAnnouncer, Session
 from assistant.voice.announcer import SpeakingSignal
 from tests.support.spoken import SPEAKERS, ClipMaker, add_noise
 
+pytestmark = pytest.mark.model
+
 OMEGA = game_module("omega-virus").sentences()
 PIPER, PIPER_FAST, PIPER_SLOW, ESPEAK_US, ESPEAK_F, ESPEAK_GB = SPEAKERS
 

@@ -14,6 +14,8 @@ import pytest
 from assistant.hearing.audio import RATE, resample
 from tests.support.spoken import SPEAKERS, ClipMaker
 
+pytestmark = pytest.mark.model
+
 PIPER, ESPEAK_US = SPEAKERS[0], SPEAKERS[3]
 
 

@@ -29,6 +29,8 @@ from assistant.hearing.whisper_engine import (
 from assistant.setup import NoNetwork, SetupError, install_whisper_model
 from tests.support.spoken import ClipMaker, Speaker
 
+pytestmark = pytest.mark.model
+
 OMEGA = game_module("omega-virus").sentences()
 MOVE = ["explore", "pass", "teleport", "attack", "repeat", "time_left", "inventory", "help", "pause", "new_game"]
 #: Voices of neither the tuning nor the held-out benchmark set, so no threshold was chosen on them.

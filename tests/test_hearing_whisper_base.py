@@ -29,6 +29,8 @@ from assistant.hearing.whisper_engine import (
 from tests.support.spoken import ClipMaker
 from tests.test_hearing_whisper import MOVE, OMEGA, OTHER_VOICES, hear_commands
 
+pytestmark = pytest.mark.model
+
 
 @pytest.fixture(scope="module")
 def maker(tmp_path_factory: pytest.TempPathFactory) -> ClipMaker:

@@ -25,7 +25,7 @@ from tests.live_helpers import (
     wait_quiet,
 )
 
-pytestmark = pytest.mark.audio
+pytestmark = [pytest.mark.audio, pytest.mark.model]
 
 
 def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:

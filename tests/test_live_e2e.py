@@ -23,7 +23,7 @@ from tests.live_helpers import MicFeeder as MicFeeder
 from tests.live_helpers import live_assistant, piper_clip, wait_quiet
 from tests.speaker_check import LIMITS, find_said, reference
 
-pytestmark = pytest.mark.audio
+pytestmark = [pytest.mark.audio, pytest.mark.model]
 
 
 def test_a_short_game_hands_free(tmp_path: Path) -> None:

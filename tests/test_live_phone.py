@@ -36,7 +36,7 @@ from tests.live_helpers import (
 )
 from tests.speaker_check import LIMITS, find_said, reference
 
-pytestmark = pytest.mark.audio
+pytestmark = [pytest.mark.audio, pytest.mark.model]
 
 WAITING = f"BSAT1: {waiting_said('red')}"
 

@@ -239,6 +239,7 @@ CHATTER = "I think we should order pizza after this game, the pepperoni one"
 
 
 @pytest.mark.audio
+@pytest.mark.model
 def test_push_to_talk_hands_free(tmp_path: Path) -> None:
     """Through the real devices: a command said without a talk press does nothing, table talk
     after a press does nothing, and the same command after a press is acted on."""

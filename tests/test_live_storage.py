@@ -28,6 +28,7 @@ def _full_disk() -> None:
 @pytest.mark.audio
 @pytest.mark.parametrize(("fault", "why"), [("full disk", "larger than this system allows"),
                                           ("missing folder", "cannot be made"), ("read-only", "read-only disk")])
+@pytest.mark.model
 def test_live_play_goes_on_when_nothing_can_be_saved(tmp_path: Path, fault: str, why: str) -> None:
     config = tmp_path / "config.yaml"
     config.write_text(CONFIG + private_folders(tmp_path), encoding="utf-8")

@@ -19,7 +19,7 @@ from tests.audio_env import ensure_audio
 from tests.live_helpers import Lines, live_assistant, wait_quiet
 from tests.support.spoken import ClipMaker, Speaker
 
-pytestmark = pytest.mark.audio
+pytestmark = [pytest.mark.audio, pytest.mark.model]
 
 #: Voices of neither the benchmark's tuning nor its held-out set: nothing was chosen on them.
 OTHER_VOICES = (Speaker("espeak", "en-gb-scotland", 1.0, 50), Speaker("espeak", "en-us+f2", 1.1, 60),

@@ -169,6 +169,7 @@ def test_checksum_mismatch_deletes_the_file_and_installs_nothing(server: Server,
     assert not list((tmp_path / "models").glob("*.zip*"))
 
 
+@pytest.mark.model
 def test_no_network_is_said_plainly_and_pocketsphinx_still_hears(tmp_path: Path) -> None:
     config = config_for(tmp_path, closed_port_url(), "skip")
     code, text = run_setup(config)

@@ -35,6 +35,8 @@ from assistant.voice.voices import Rendered, Voices
 from tests.support.analysis import measure
 from tests.support.check import PhraseEar, spoken_words
 
+pytestmark = pytest.mark.model
+
 DIGITS = ["0", "1", "2"]
 COLOURS = ["Red", "Blue", "Green", "Yellow"]
 

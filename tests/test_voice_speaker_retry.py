@@ -24,7 +24,7 @@ import pytest
 from tests.audio_env import Recorder, SecondServer
 from tests.support.check import PhraseEar
 
-pytestmark = pytest.mark.audio
+pytestmark = [pytest.mark.audio, pytest.mark.model]
 
 SHORT = "Shields are down."
 LONG = "BSat1 systems failing. Teleport complete. Shields are up."
