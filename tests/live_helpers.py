@@ -161,14 +161,18 @@ def say_until(feeder: MicFeeder, clip: Int16, out: Lines, line: str, tries: int 
 
 @dataclass
 class FakeMic:
-    """Blocks put into ``blocks`` come out of ``read`` stamped with the time they are read."""
+    """Blocks put into ``blocks`` come out of ``read`` stamped with the time they are read;
+    ``reads`` counts the reads begun (the loop reads its next block once it has dealt with the
+    last: see ``said_and_passed``)."""
 
     block_seconds: float = 0.1
     blocks: queue.Queue[bytes] = field(default_factory=queue.Queue)
+    reads: int = 0
 
     def open(self) -> None: ...
 
     def read(self, timeout: float) -> Block | None:
+        self.reads += 1
         try:
             audio = self.blocks.get(timeout=timeout)
         except queue.Empty:
@@ -181,6 +185,19 @@ class FakeMic:
     def drain(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+def said_and_passed(mic: FakeMic, words: str, timeout: float = 10) -> None:
+    """Put ``words`` into the fake microphone and return once the loop has dealt with them: it
+    has taken them and begun two reads after that one (so it also saw the quiet after them).
+    Whatever the words could make happen has happened by then: no waiting on a clock."""
+    before = mic.reads
+    mic.blocks.put(words.encode())
+    deadline = time.monotonic() + timeout
+    while not (mic.blocks.empty() and mic.reads >= before + 3):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the loop never read {words!r}")
+        time.sleep(0.005)
 
 
 @dataclass
