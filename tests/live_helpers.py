@@ -130,7 +130,7 @@ def wait_quiet(recorder: Recorder, since: int, quiet: float = 0.8, timeout: floa
 def private_folders(tmp_path: Path) -> str:
     """The ``voice:`` and ``hearing:`` sections of a config.yaml that keep an assistant's files
     in ``tmp_path``: voices rendered as needed (not all at start) into ``voices/``, fresh, so
-    what it says is rendered by this run; an empty ``models/`` folder, so ``recognizer: auto``
+    what it says is rendered by this test; an empty ``models/`` folder, so ``recognizer: auto``
     chooses the same whatever models the checkout has downloaded."""
     (tmp_path / "models").mkdir(exist_ok=True)
     return (f"voice:\n  render_at_start: false\n  cache_dir: {tmp_path / 'voices'}\n"
@@ -214,8 +214,8 @@ def live_assistant(tmp_path: Path, name: str, config: str = "", keypad: Path | N
                    seed: int = 1) -> Iterator[Live]:
     """``assistant play omega-virus --seed SEED --new`` (see ``running_assistant``) with the
     config.yaml ``config``, a FIFO keypad at ``keypad`` (else none), and voices rendered as
-    needed (into ``tmp_path/voices``) with glitches from a fixed seed; its models folder is
-    ``tmp_path/models`` (empty)."""
+    needed (into ``tmp_path/voices``, fresh) with glitches from a fixed seed; its models folder
+    is ``tmp_path/models`` (empty)."""
     config_file = tmp_path / "config.yaml"
     (tmp_path / "models").mkdir(exist_ok=True)
     keypad_section = f"keypad:\n  source: fifo\n  fifo: {keypad}\n" if keypad else "keypad:\n  source: none\n"

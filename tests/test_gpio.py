@@ -194,8 +194,7 @@ def test_contact_bounce_is_one_press(pins: MockFactory) -> None:
         for _ in range(4):  # a bouncing contact: four closures within a few milliseconds
             pin.drive_low()
             pin.drive_high()
-        time.sleep(0.1)
-        assert presses.drain() == ["1"]
+        assert presses.drain() == ["1"]  # mock pins call back in drive_low, before it returns
     finally:
         keypad.stop()
 

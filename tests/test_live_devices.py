@@ -51,7 +51,7 @@ def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
         while "microphone:" not in errors.read_text():
             assert time.monotonic() < deadline, "the lost microphone was never reported"
             time.sleep(0.2)
-        time.sleep(2)
+        out.wait_for("BSAT1: I cannot hear you. Check the microphone; the game waits.")
         # It said so (into a dead speaker, so that waits too), and took nothing as input.
         assert out.lines == ["BSAT1: Enter skill.", "BSAT1: I cannot hear you. Check the microphone; the game waits."]
         server.start()
