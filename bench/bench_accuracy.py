@@ -10,7 +10,7 @@ default: every game; or one game's name), ``--per-intent`` of every intent. Tabl
 (``TABLE_TALK``: chatter, and lines holding command words that are not commands, such as
 "can you pass me the chips" or "spin me round") must give no command. Each command is said
 by ``--voices`` voices of ``TUNING_SPEAKERS`` and as many of ``HELD_OUT_SPEAKERS``
-(``assistant.hearing.spoken``), each table-talk line by ``--talk-voices`` of each, taken in
+(``tests.support.spoken``), each table-talk line by ``--talk-voices`` of each, taken in
 turn so every voice says about as many lines; each clip is heard in every condition: clean,
 white noise and babble (seven other talkers) at 20 and 10 dB SNR, in a reverberant room
 (RT60 0.6 s, synthetic), and in that room with babble at 10 dB (``--conditions`` can also
@@ -82,7 +82,9 @@ from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.games.omega_virus.engine import CommandCenter  # noqa: E402
 from assistant.games.omega_virus.state import AVDS, Phase  # noqa: E402
 from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear  # noqa: E402
-from assistant.hearing.spoken import (  # noqa: E402
+from assistant.sentences import SentenceSet  # noqa: E402
+from assistant.session import Heard, PrintAnnouncer, Session  # noqa: E402
+from tests.support.spoken import (  # noqa: E402
     HELD_OUT_SPEAKERS,
     TUNING_SPEAKERS,
     ClipMaker,
@@ -91,8 +93,6 @@ from assistant.hearing.spoken import (  # noqa: E402
     babble,
     reverberate,
 )
-from assistant.sentences import SentenceSet  # noqa: E402
-from assistant.session import Heard, PrintAnnouncer, Session  # noqa: E402
 
 ENGINES = ("pocketsphinx", "vosk", "whisper", "hybrid")
 REVERB_RT60 = 0.6

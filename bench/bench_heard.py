@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from assistant.engine import Command
 from assistant.games import game_spec
-from bench.heard import Before, measure, report
+from tests.support.heard import Before, measure, report
 
 NAMED: list[str | float] = ["player one is anna", "player two is ben"]
 ROUND: list[str | float] = [*NAMED, "ready", 6.0]

@@ -51,13 +51,13 @@ from assistant.engine import Command  # noqa: E402
 from assistant.games import omega_virus  # noqa: E402
 from assistant.hearing import Ear, HearingSettings, ModelError, Transcript, open_ear  # noqa: E402
 from assistant.hearing.events import Final  # noqa: E402
-from assistant.hearing.spoken import HELD_OUT_SPEAKERS, TUNING_SPEAKERS, ClipMaker, Speaker, add_noise  # noqa: E402
 from assistant.hearing.whisper_engine import DEFAULT_WHISPER_MODEL, KNOWN_MODELS  # noqa: E402
 from assistant.live.loop import LiveLoop, LiveSettings  # noqa: E402
 from assistant.live.microphone import Microphone  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.voice.announcer import SpokenAnnouncer  # noqa: E402
 from tests.audio_env import RATE, ensure_audio, private_mic  # noqa: E402
+from tests.support.spoken import HELD_OUT_SPEAKERS, TUNING_SPEAKERS, ClipMaker, Speaker, add_noise  # noqa: E402
 from tests.test_live_e2e import MicFeeder, piper_clip  # noqa: E402
 
 Int16 = np.ndarray

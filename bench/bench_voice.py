@@ -152,10 +152,10 @@ def main() -> int:
 def measure_in_process(args: argparse.Namespace, cache: Path, rng: random.Random, cold: dict[str, float],
                        warm: dict[str, float], play: list[float]) -> int:
     from assistant.engine import Say
-    from assistant.voice.analysis import measure
     from assistant.voice.announcer import SpokenAnnouncer
-    from assistant.voice.check import PhraseEar, spoken_words
     from assistant.voice.effects import run_chain
+    from tests.support.analysis import measure
+    from tests.support.check import PhraseEar, spoken_words
 
     config = load_config(args.config, cache)
     announcer = SpokenAnnouncer.from_config(config, echo=False)

@@ -33,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.hearing import Transcript  # noqa: E402
 from assistant.hearing.audio import RATE, resample, suppress_noise  # noqa: E402
-from assistant.hearing.spoken import ClipMaker, babble  # noqa: E402
 from bench.bench_accuracy import grammar_for, make_clip  # noqa: E402
 from bench.veto_study import STUDY_CONDITIONS, study_clips, study_ears  # noqa: E402
+from tests.support.spoken import ClipMaker, babble  # noqa: E402
 
 Front = Callable[[np.ndarray], np.ndarray]
 

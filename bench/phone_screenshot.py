@@ -4,7 +4,7 @@ chromium and chromedriver), the first digit of the secret code in.
 
     .venv/bin/python -m bench.phone_screenshot [--out docs/phone-keypad.png]
 
-``chromium()`` is also the browser of the phone keypad's end-to-end test.
+The browser is ``tests.support.browser``'s, the phone keypad's end-to-end test's.
 """
 
 from __future__ import annotations
@@ -15,45 +15,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from assistant.phone import PhoneKeypad, PhoneSettings
 from assistant.session import PrintAnnouncer, Session
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-#: A phone's screen, in CSS pixels.
-PHONE_SIZE = (412, 860)
-
-
-def chromium(profile: Path, size: tuple[int, int] = PHONE_SIZE) -> WebDriver:
-    """Headless Chromium with its own profile folder (so each is a separate phone: its own
-    cookies), as root in CI (no sandbox)."""
-    options = Options()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--disable-extensions", "--no-first-run", f"--user-data-dir={profile}",
-                     f"--window-size={size[0]},{size[1]}", "--hide-scrollbars"):
-        options.add_argument(argument)
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-
-
-def join(driver: WebDriver, url: str, pin: str, color: str) -> None:
-    """Open the page and join as ``color`` with ``pin`` (whatever the page answers)."""
-    driver.get(url)
-    wait = WebDriverWait(driver, 10)
-    wait.until(lambda d: d.find_element(By.ID, "join").is_displayed())
-    wait.until(lambda d: d.find_elements(By.ID, f"color-{color}"))
-    pin_box = driver.find_element(By.ID, "pin")
-    pin_box.clear()
-    pin_box.send_keys(pin)
-    driver.find_element(By.CSS_SELECTOR, f"label.c-{color}").click()
-    driver.find_element(By.ID, "join-button").click()
+from tests.support.browser import chromium, join
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, Transcript, open_ear, open_transcriber  # noqa: E402
 from assistant.hearing.recognizer import prompt_as_sentences, prompt_for  # noqa: E402
-from assistant.hearing.spoken import ClipMaker, babble  # noqa: E402
 from bench.bench_accuracy import CONDITIONS, grammar_for, listening_moments, make_clip  # noqa: E402
 from bench.veto_study import study_clips  # noqa: E402
+from tests.support.spoken import ClipMaker, babble  # noqa: E402
 
 STYLES = {"list": prompt_for, "sentences": prompt_as_sentences}
 

@@ -48,7 +48,6 @@ from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import STAGE_NAMES, HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
 from assistant.hearing.pipeline import Case  # noqa: E402
 from assistant.hearing.recognizer import Ear, SecondOpinion, prompt_as_sentences, written  # noqa: E402
-from assistant.hearing.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
 from assistant.hearing.spotting import Spotter  # noqa: E402
 from assistant.hearing.text_engine import TextRecognizer  # noqa: E402
 from assistant.hearing.whisper_engine import (  # noqa: E402
@@ -69,6 +68,7 @@ from bench.bench_accuracy import (  # noqa: E402
     table_talk_games,
     voices_for,
 )
+from tests.support.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
 
 TINY_SCORE_DISTANCE = model_score_distance(DEFAULT_WHISPER_MODEL)
 STUDY_CONDITIONS = ("clean", "white 20 dB", "babble 20 dB", "reverb")

@@ -1,7 +1,9 @@
 """Real audio devices without hardware: PulseAudio with a null sink and a pipe-source microphone.
 
     ensure_audio()            start PulseAudio if needed; sink "speaker", source "mic" (idempotent);
-                              one this process started is stopped when the process exits
+                              one this process started is stopped when the process exits; in one
+                              it did not start, the defaults it changed and the modules it loaded
+                              are put back when the process exits or is stopped (``release``)
     private_sink()            a fresh null sink of one's own, made the process's output while in use
     private_mic()             a fresh pipe-source microphone of one's own, the process's input meanwhile
     Recorder(monitor)         record what a sink plays (parec), as 16 kHz mono int16
@@ -95,6 +97,13 @@ def _lock() -> Iterator[None]:
 
 
 _started_pid: int | None = None  # the PulseAudio this process started, stopped when it exits
+#: What this process changed in a sound server it did not start, put back by ``release``:
+#: the defaults it found (sink, source), and the modules it loaded, by index.
+_found_defaults: tuple[str, str] | None = None
+_loaded: set[str] = set()
+_cleanup_armed = False
+#: Said once, when the tests use a sound server they did not start (a desktop's, a Pi's).
+NOTICE: str | None = None
 
 
 def _server_pid() -> int | None:
@@ -106,6 +115,13 @@ def _server_pid() -> int | None:
         return int((Path(found.group(1).strip()).parent / "pid").read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return None
+
+
+def _defaults() -> tuple[str, str]:
+    info = _pactl("info", check=False)
+    sink = re.search(r"^Default Sink: (.*)$", info, re.MULTILINE)
+    source = re.search(r"^Default Source: (.*)$", info, re.MULTILINE)
+    return (sink.group(1).strip() if sink else "", source.group(1).strip() if source else "")
 
 
 def stop_started_audio() -> None:
@@ -125,11 +141,71 @@ def stop_started_audio() -> None:
         time.sleep(0.05)
 
 
+def release() -> None:
+    """Put the sound server back as this process found it: its default sink and source (unless
+    someone chose others meanwhile) and without the modules this process loaded. Runs at exit,
+    on SIGTERM and SIGHUP, and at the end of a pytest run; safe to call again."""
+    global _found_defaults
+    found, _found_defaults = _found_defaults, None
+    loaded = sorted(_loaded)
+    _loaded.clear()
+    if (found is None and not loaded) or not server_running():
+        return
+    sink, source = _defaults()
+    if found is not None and sink == SINK and found[0] and found[0] != SINK:
+        _pactl("set-default-sink", found[0], check=False)
+    if found is not None and source == MIC and found[1] and found[1] != MIC:
+        _pactl("set-default-source", found[1], check=False)
+    for module in loaded:
+        _pactl("unload-module", module, check=False)
+
+
+def _cleanup() -> None:
+    release()
+    stop_started_audio()
+
+
+def _on_signal(number: int, frame: object) -> None:
+    """SIGTERM or SIGHUP: clean up, then die of the signal as the process would have."""
+    _cleanup()
+    signal.signal(number, signal.SIG_DFL)
+    os.kill(os.getpid(), number)
+
+
+def _arm_cleanup() -> None:
+    """Clean up when this process ends: at exit (a failed test, Ctrl-C), and on SIGTERM or
+    SIGHUP when nobody else handles them (a killed run). SIGKILL cannot be caught: the next
+    run unloads what a killed process left (``_unload_orphans``)."""
+    global _cleanup_armed
+    if _cleanup_armed:
+        return
+    _cleanup_armed = True
+    atexit.register(_cleanup)
+    if threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(number) == signal.SIG_DFL:
+                signal.signal(number, _on_signal)
+
+
+def _load(*args: str) -> str:
+    """Load a module; it is unloaded by ``release`` unless the caller unloads it first."""
+    module = _pactl("load-module", *args).strip()
+    _loaded.add(module)
+    return module
+
+
+def _unload(module: str) -> None:
+    _loaded.discard(module)
+    _pactl("unload-module", module, check=False)
+
+
 def ensure_audio(keep: bool = False) -> AudioEnv:
     """PulseAudio running with the "speaker" null sink and the "mic" pipe source as defaults.
 
-    If this call starts it, it is stopped when this process exits, unless ``keep``."""
-    global _started_pid
+    If this call starts it, it is stopped when this process exits, unless ``keep``. A server
+    that was running is used, and said so once (on stderr and in the test summary); what this
+    process changes in it (the defaults, the devices it adds) is undone when it exits."""
+    global _started_pid, _found_defaults, NOTICE
     for tool in ("pulseaudio", "pactl", "parec"):
         if shutil.which(tool) is None:
             raise AudioEnvError(f"{tool} is not installed. Install the Debian packages pulseaudio "
@@ -146,14 +222,29 @@ def ensure_audio(keep: bool = False) -> AudioEnv:
                 time.sleep(0.1)
             if not keep and _started_pid is None:
                 _started_pid = _server_pid()
-                atexit.register(stop_started_audio)
+        elif _started_pid is None and NOTICE is None and not keep:
+            NOTICE = ("tests/audio_env: the tests use the sound server that was already running (they did not "
+                      "start it); they add a speaker and a microphone to it and make them the defaults while "
+                      "they run, and put its default sink and source back and remove them when they end.")
+            print(NOTICE, file=sys.stderr)
+        if not keep:
+            _arm_cleanup()
+            if _found_defaults is None:
+                _found_defaults = _defaults()
+
+        def add(*module: str) -> None:  # kept (from a shell), else unloaded by ``release``
+            if keep:
+                _pactl("load-module", *module)
+            else:
+                _load(*module)
+
         if SINK not in _names("sinks"):
-            _pactl("load-module", "module-null-sink", f"sink_name={SINK}")
+            add("module-null-sink", f"sink_name={SINK}")
         if MIC not in _names("sources"):
             # A FIFO left by a PulseAudio that died makes module-pipe-source refuse to load.
             fifo.unlink(missing_ok=True)
-            _pactl("load-module", "module-pipe-source", f"source_name={MIC}", f"file={fifo}",
-                   "format=s16le", f"rate={RATE}", "channels=1")
+            add("module-pipe-source", f"source_name={MIC}", f"file={fifo}", "format=s16le", f"rate={RATE}",
+                "channels=1")
         _pactl("set-default-sink", SINK)
         _pactl("set-default-source", MIC)
         _unload_orphans()
@@ -204,12 +295,12 @@ def private_sink(prefix: str = "test") -> Iterator[str]:
     """
     ensure_audio()
     name = f"{prefix}_{os.getpid()}_{next(_counter)}_{uuid.uuid4().hex[:6]}"
-    module = _pactl("load-module", "module-null-sink", f"sink_name={name}").strip()
+    module = _load("module-null-sink", f"sink_name={name}")
     try:
         with _env("PULSE_SINK", name):
             yield name
     finally:
-        _pactl("unload-module", module, check=False)
+        _unload(module)
 
 
 @contextlib.contextmanager
@@ -223,13 +314,13 @@ def private_mic(prefix: str = "mic") -> Iterator[Path]:
     ensure_audio()
     name = f"{prefix}_{os.getpid()}_{next(_counter)}_{uuid.uuid4().hex[:6]}"
     fifo = runtime_dir() / f"{name}.fifo"
-    module = _pactl("load-module", "module-pipe-source", f"source_name={name}", f"file={fifo}",
-                    "format=s16le", f"rate={RATE}", "channels=1").strip()
+    module = _load("module-pipe-source", f"source_name={name}", f"file={fifo}", "format=s16le",
+                   f"rate={RATE}", "channels=1")
     try:
         with _env("PULSE_SOURCE", name):
             yield fifo
     finally:
-        _pactl("unload-module", module, check=False)
+        _unload(module)
         fifo.unlink(missing_ok=True)
 
 

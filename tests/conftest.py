@@ -1,6 +1,7 @@
 """Shared for every test: journals go to a temporary state folder, never the user's or the
 checkout's; each registered game's spec (the tests' example game too), for the tests that run
-over every game."""
+over every game; and the end-of-run check that the tests left the checkout and the sound
+server as they found them (tests/support/leftovers.py: the run fails if not)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ import pytest
 
 from assistant.games import GameSpec, game_spec, register, specs
 from tests import example_game
+from tests.support.leftovers import pytest_sessionfinish, pytest_sessionstart, pytest_terminal_summary
+
+__all__ = ["pytest_sessionfinish", "pytest_sessionstart", "pytest_terminal_summary"]
 
 #: The example game of docs/adding-a-game.md: known to the tests, not offered to players.
 register(example_game.SPEC)

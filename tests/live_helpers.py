@@ -127,6 +127,16 @@ def wait_quiet(recorder: Recorder, since: int, quiet: float = 0.8, timeout: floa
     raise AssertionError("the assistant never finished talking")
 
 
+def private_folders(tmp_path: Path) -> str:
+    """The ``voice:`` and ``hearing:`` sections of a config.yaml that keep an assistant's files
+    in ``tmp_path``: voices rendered as needed (not all at start) into ``voices/``, fresh, so
+    what it says is rendered by this test; an empty ``models/`` folder, so ``recognizer: auto``
+    chooses the same whatever models the checkout has downloaded."""
+    (tmp_path / "models").mkdir(exist_ok=True)
+    return (f"voice:\n  render_at_start: false\n  cache_dir: {tmp_path / 'voices'}\n"
+            f"hearing:\n  models_dir: {tmp_path / 'models'}\n")
+
+
 def play_command(config: Path, *args: str) -> list[str]:
     """``assistant --config CONFIG play omega-virus ARGS``, to run as a subprocess."""
     return [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus", *args]
@@ -151,14 +161,18 @@ def say_until(feeder: MicFeeder, clip: Int16, out: Lines, line: str, tries: int 
 
 @dataclass
 class FakeMic:
-    """Blocks put into ``blocks`` come out of ``read`` stamped with the time they are read."""
+    """Blocks put into ``blocks`` come out of ``read`` stamped with the time they are read;
+    ``reads`` counts the reads begun (the loop reads its next block once it has dealt with the
+    last: see ``said_and_passed``)."""
 
     block_seconds: float = 0.1
     blocks: queue.Queue[bytes] = field(default_factory=queue.Queue)
+    reads: int = 0
 
     def open(self) -> None: ...
 
     def read(self, timeout: float) -> Block | None:
+        self.reads += 1
         try:
             audio = self.blocks.get(timeout=timeout)
         except queue.Empty:
@@ -171,6 +185,19 @@ class FakeMic:
     def drain(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+def said_and_passed(mic: FakeMic, words: str, timeout: float = 10) -> None:
+    """Put ``words`` into the fake microphone and return once the loop has dealt with them: it
+    has taken them and begun two reads after that one (so it also saw the quiet after them).
+    Whatever the words could make happen has happened by then: no waiting on a clock."""
+    before = mic.reads
+    mic.blocks.put(words.encode())
+    deadline = time.monotonic() + timeout
+    while not (mic.blocks.empty() and mic.reads >= before + 3):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the loop never read {words!r}")
+        time.sleep(0.005)
 
 
 @dataclass
@@ -187,10 +214,13 @@ def live_assistant(tmp_path: Path, name: str, config: str = "", keypad: Path | N
                    seed: int = 1) -> Iterator[Live]:
     """``assistant play omega-virus --seed SEED --new`` (see ``running_assistant``) with the
     config.yaml ``config``, a FIFO keypad at ``keypad`` (else none), and voices rendered as
-    needed with glitches from a fixed seed."""
+    needed (into ``tmp_path/voices``, fresh) with glitches from a fixed seed; its models folder
+    is ``tmp_path/models`` (empty)."""
     config_file = tmp_path / "config.yaml"
+    (tmp_path / "models").mkdir(exist_ok=True)
     keypad_section = f"keypad:\n  source: fifo\n  fifo: {keypad}\n" if keypad else "keypad:\n  source: none\n"
-    config_file.write_text(config + keypad_section + "voice:\n  render_at_start: false\n  glitch_seed: 1\n",
+    config_file.write_text(config + keypad_section + "voice:\n  render_at_start: false\n  glitch_seed: 1\n"
+                           f"  cache_dir: {tmp_path / 'voices'}\nhearing:\n  models_dir: {tmp_path / 'models'}\n",
                            encoding="utf-8")
     with running_assistant(tmp_path, name, play_command(config_file, "--seed", str(seed), "--new")) as live:
         yield live

@@ -1,15 +1,22 @@
 """No compiling on a Pi: scripts/check_aarch64_wheels.py against PyPI for the real
-dependencies, and against a small local index whose packages fail in each way it must name."""
+dependencies, and against a small local index whose packages fail in each way it must name.
+
+The PyPI check needs the network and fetches about 330 MB per Python version, so its report
+is kept outside the checkout ($XDG_CACHE_HOME, else ~/.cache: omega-assistant/aarch64-wheels/,
+one file per dependency list and check script) and used for a week; with no fresh report and
+no network it is skipped, saying it is offline."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import io
+import os
 import subprocess
 import sys
 import tarfile
 import textwrap
+import time
 import zipfile
 from pathlib import Path
 
@@ -23,12 +30,41 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600)
 
 
-def test_every_runtime_dependency_installs_on_a_64_bit_pi_without_compiling() -> None:
-    result = run()
+#: How long a report from PyPI stands for this dependency list (PyPI gets new releases).
+REPORT_DAYS = 7
+
+
+def report_cache() -> Path:
+    """This dependency list's and check script's report, outside the checkout."""
+    import tomllib
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    key = hashlib.sha256(repr(sorted(deps)).encode() + SCRIPT.read_bytes()).hexdigest()[:16]
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "omega-assistant" / "aarch64-wheels" / f"{key}.txt"
+
+
+def pypi_report(cache: Path, *args: str) -> str:
+    """The check's report on the real dependencies: a fresh one kept in ``cache`` by an earlier
+    run, else a new one (kept there); skipped, saying why, when the index cannot be reached."""
+    if cache.is_file() and time.time() - cache.stat().st_mtime < REPORT_DAYS * 86400:
+        return cache.read_text(encoding="utf-8")
+    result = run(*args)
+    if result.returncode == 2 and "could not check" in result.stderr:
+        pytest.skip(f"offline: PyPI cannot be reached and no report of the last {REPORT_DAYS} days is kept in "
+                    f"{cache.parent} ({result.stderr.strip().splitlines()[-1]})")
     assert result.returncode == 0, result.stdout + result.stderr
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(result.stdout, encoding="utf-8")
+    return result.stdout
+
+
+@pytest.mark.network
+def test_every_runtime_dependency_installs_on_a_64_bit_pi_without_compiling() -> None:
+    report = pypi_report(report_cache())
     for release in ("Bookworm (Python 3.11", "Trixie (Python 3.13"):
-        assert f"Raspberry Pi OS {release}" in result.stdout
-    assert result.stdout.count("every package installs from a wheel or as pure Python") == 2
+        assert f"Raspberry Pi OS {release}" in report
+    assert report.count("every package installs from a wheel or as pure Python") == 2
     # each dependency of pyproject.toml is listed, with what installs it
     import tomllib
 
@@ -36,10 +72,26 @@ def test_every_runtime_dependency_installs_on_a_64_bit_pi_without_compiling() ->
     from packaging.utils import canonicalize_name
 
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    listed = result.stdout.lower().replace("_", "-")
+    listed = report.lower().replace("_", "-")
     for dep in deps:
         assert f"    {canonicalize_name(Requirement(dep).name)} " in listed, dep
-    assert "manylinux_2_28_aarch64" in result.stdout or "manylinux2014_aarch64" in result.stdout
+    assert "manylinux_2_28_aarch64" in report or "manylinux2014_aarch64" in report
+
+
+def test_offline_with_no_kept_report_is_a_skip_that_says_so(tmp_path: Path) -> None:
+    with pytest.raises(pytest.skip.Exception, match="offline: PyPI cannot be reached"):
+        pypi_report(tmp_path / "report.txt", "--index-url", "http://127.0.0.1:9/simple", "--python", "3.11")
+    assert not (tmp_path / "report.txt").exists()
+
+
+def test_a_fresh_kept_report_is_used_without_the_network(tmp_path: Path) -> None:
+    kept = tmp_path / "report.txt"
+    kept.write_text("the kept report\n", encoding="utf-8")
+    assert pypi_report(kept, "--index-url", "http://127.0.0.1:9/simple") == "the kept report\n"
+    old = time.time() - (REPORT_DAYS + 1) * 86400
+    os.utime(kept, (old, old))
+    with pytest.raises(pytest.skip.Exception, match="offline"):  # too old: asked again, and offline
+        pypi_report(kept, "--index-url", "http://127.0.0.1:9/simple", "--python", "3.11")
 
 
 # -- a local index of made-up packages -----------------------------------------------------

@@ -1,5 +1,6 @@
 """The shape of assistant/: no import cycle (imports inside functions and under
-TYPE_CHECKING count too) and no class over 400 lines."""
+TYPE_CHECKING count too), no class over 400 lines, and only the product in it: no module
+there that only the tests or the benchmarks import, and no test that imports bench/."""
 
 from __future__ import annotations
 
@@ -161,6 +162,74 @@ def test_no_class_over_400_lines() -> None:
                 if lines > MAX_CLASS_LINES:
                     long.append(f"{name}.{node.name}: {lines} lines ({path}:{first})")
     assert not long, f"classes over {MAX_CLASS_LINES} lines:\n" + "\n".join(long)
+
+
+#: Tests that still import bench/, each with why; none may be added.
+BENCH_IMPORTS_ALLOWED = {
+    # Being replaced by its owner's branch, which moves the listening moments into
+    # assistant/hearing/moments.py (issue 33): drop this entry when that lands.
+    "test_bench_moments.py",
+}
+
+
+def imported_names(path: Path) -> set[str]:
+    """Every dotted module name an import statement in ``path`` names (``from a import b``
+    gives ``a`` and ``a.b``), inside functions too."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def product_modules(graph: Graph) -> set[str]:
+    """The modules of assistant/ that running the assistant can import: from the ``assistant``
+    command (cli, __main__) and every game package in GAMES (imported by name at run time)."""
+    from assistant.games import GAMES
+
+    reached: set[str] = set()
+    todo = ["assistant", "assistant.__main__", "assistant.cli", *GAMES.values()]
+    while todo:
+        module = todo.pop()
+        if module not in reached and module in graph:
+            reached.add(module)
+            todo.extend(graph[module])
+    return reached
+
+
+def test_assistant_holds_only_modules_the_product_imports() -> None:
+    """A module of assistant/ that the tests or the benchmarks import but the assistant never
+    does belongs in tests/support/ or bench/."""
+    graph, known = import_graph(ROOT, "assistant")
+    product = product_modules(graph)
+    outside: dict[str, list[str]] = {}
+    for folder in ("tests", "bench"):
+        for path in sorted((ROOT.parent / folder).rglob("*.py")):
+            for name in imported_names(path) & set(known) - product:
+                outside.setdefault(name, []).append(str(path.relative_to(ROOT.parent)))
+    assert not outside, "modules in assistant/ that only tests or bench import (move them to tests/support/ " \
+        "or bench/):\n" + "\n".join(f"  {name}: {', '.join(users)}" for name, users in sorted(outside.items()))
+
+
+def test_product_modules_are_found_through_the_command_and_the_games() -> None:
+    """The check above has teeth: the command, a game's rules and the voice are the product's;
+    a module nothing in assistant/ imports is not."""
+    graph, _ = import_graph(ROOT, "assistant")
+    product = product_modules(graph)
+    assert {"assistant.cli", "assistant.games.omega_virus.engine", "assistant.voice.voices"} <= product
+    graph["assistant.only_for_tests"] = {}
+    assert "assistant.only_for_tests" not in product_modules(graph)
+
+
+def test_no_test_imports_bench() -> None:
+    """What tests and benchmarks share lives in tests/support/; bench/ holds benchmarks only."""
+    tests = Path(__file__).resolve().parent
+    importing = [str(path.relative_to(tests)) for path in sorted(tests.rglob("*.py"))
+                 if any(name == "bench" or name.startswith("bench.") for name in imported_names(path))]
+    assert sorted(set(importing) - BENCH_IMPORTS_ALLOWED) == []
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

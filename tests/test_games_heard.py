@@ -14,7 +14,9 @@ import pytest
 
 from assistant.engine import Command
 from assistant.games import GameSpec, game_spec
-from bench.heard import CALIBRATION, Ears, Voice, moment_intents  # noqa: E402
+from tests.support.heard import CALIBRATION, Ears, Voice, moment_intents  # noqa: E402
+
+pytestmark = pytest.mark.model
 
 GAMES: dict[str, GameSpec] = {name: game_spec(name) for name in ("planets", "prologue")}
 

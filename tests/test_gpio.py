@@ -32,6 +32,7 @@ from assistant.live.keypad import TALK, KeypadError, PressQueue
 from assistant.live.keypads import open_keypad
 from assistant.live.loop import STATES, TALK_CUE, LiveLoop, LiveSettings
 from assistant.session import Session
+from tests.live_helpers import said_and_passed
 from tests.test_live_push_to_talk import FakeMic, Table
 
 GPIO_CONFIG = "keypad:\n  source: gpio\n"
@@ -193,8 +194,7 @@ def test_contact_bounce_is_one_press(pins: MockFactory) -> None:
         for _ in range(4):  # a bouncing contact: four closures within a few milliseconds
             pin.drive_low()
             pin.drive_high()
-        time.sleep(0.1)
-        assert presses.drain() == ["1"]
+        assert presses.drain() == ["1"]  # mock pins call back in drive_low, before it returns
     finally:
         keypad.stop()
 
@@ -289,8 +289,8 @@ def test_the_talk_button_gates_listening(pins: MockFactory) -> None:
     assert keypad.talk == DEFAULT_TALK_PIN
     stop, runner = running(loop)
     try:
-        speak(loop, "skill zero\n")
-        time.sleep(0.5)
+        assert isinstance(loop.mic, FakeMic)
+        said_and_passed(loop.mic, "skill zero\n")
         assert "BSAT1: Red, enter secret code." not in table.lines  # no press: not listened to
         tap(pins, DEFAULT_TALK_PIN)
         assert wait_until(lambda: table.lines[-1:] == [TALK_CUE.line()])
@@ -300,8 +300,7 @@ def test_the_talk_button_gates_listening(pins: MockFactory) -> None:
         tap(pins, 6)  # buttons are buttons in push-to-talk too
         tap(pins, 6)
         assert wait_until(lambda: table.lines[-1:] == ["BSAT1: Blue, enter secret code."])
-        speak(loop, "skip\n")  # one utterance per press: this is not heard
-        time.sleep(0.5)
+        said_and_passed(loop.mic, "skip\n")  # one utterance per press: this is not heard
         assert table.lines[-1] == "BSAT1: Blue, enter secret code."
     finally:
         stop.set()
@@ -311,14 +310,32 @@ def test_the_talk_button_gates_listening(pins: MockFactory) -> None:
 # ---------------------------------------------------------------------- light
 
 
-def on_times(factory: MockFactory, gpio: int, since: int) -> tuple[list[float], int]:
-    """How long each lit stretch lasted, and how many times it lit, in the pin's states from
-    index ``since`` on (a mock pin's state records how long the state before it lasted)."""
-    states = factory.pin(gpio).states[since:]
-    lit = [after.timestamp for before, after in zip(states, states[1:], strict=False)
-           if before.state and not after.state]
-    starts = sum(1 for before, after in zip(states, states[1:], strict=False) if after.state and not before.state)
-    return lit, starts
+class StepClock:
+    """The status light's clock in a test: each wait is recorded (was the LED lit, for how long)
+    and returns at once, until ``count`` more have been recorded (``arm``); then the light's
+    thread waits there until it is stopped, and ``enough`` is set."""
+
+    def __init__(self, factory: MockFactory, gpio: int) -> None:
+        self.pin = factory.pin(gpio)
+        self.waits: list[tuple[bool, float]] = []
+        self.until = 0
+        self.enough = threading.Event()
+
+    def arm(self, count: int) -> None:
+        self.until = len(self.waits) + count
+        self.enough.clear()
+
+    def __call__(self, stop: threading.Event, seconds: float) -> bool:
+        self.waits.append((bool(self.pin.state), seconds))
+        if len(self.waits) < self.until:
+            return stop.is_set()
+        self.enough.set()
+        return stop.wait()
+
+    def blinks(self, count: int) -> list[tuple[bool, float]]:
+        """The last ``count`` waits, once they are there."""
+        assert self.enough.wait(5), self.waits
+        return self.waits[-count:]
 
 
 def test_no_light_unless_a_gpio_box_has_an_led_pin(pins: MockFactory) -> None:
@@ -331,27 +348,28 @@ def test_no_light_unless_a_gpio_box_has_an_led_pin(pins: MockFactory) -> None:
 
 
 def test_the_light_shows_each_state(pins: MockFactory) -> None:
-    light = open_status_light(Config.from_text(GPIO_CONFIG + "  gpio:\n    led: 4\n"))
+    """On while listening; a slow even blink while speaking, a fast one for a problem, a short
+    blip every 3 s while paused: what the LED is told, step by step, on an injected clock."""
+    clock = StepClock(pins, 4)
+    light = open_status_light(Config.from_text(GPIO_CONFIG + "  gpio:\n    led: 4\n"), clock)
     assert light is not None
     pin = pins.pin(4)
     try:
         light("listening")
-        assert pin.state
-        start = len(pin.states)
+        assert pin.state and clock.waits == []
+        clock.arm(4)
         light("speaking")
-        time.sleep(1.6)
-        lit, starts = on_times(pins, 4, start)
-        assert starts >= 1 and len(lit) >= 1 and all(0.4 < t < 0.7 for t in lit), lit
-        start = len(pin.states)
+        (lit, on), (dark, off), *again = clock.blinks(4)
+        assert lit and not dark and on == off and 0.4 <= on <= 0.7 and again == [(True, on), (False, off)]
+        clock.arm(4)
         light("problem")
-        time.sleep(1.0)
-        lit, starts = on_times(pins, 4, start)
-        assert starts >= 3 and all(0.05 < t < 0.2 for t in lit), lit
-        start = len(pin.states)
+        (lit, on), (dark, off), *again = clock.blinks(4)
+        assert lit and not dark and on == off and on <= 0.2 and again == [(True, on), (False, off)]
+        clock.arm(2)
         light("paused")
-        time.sleep(3.2)
-        lit, starts = on_times(pins, 4, start)
-        assert not pin.state and starts >= 1 and all(t < 0.15 for t in lit), lit  # a blip every 3 s
+        (lit, on), (dark, off) = clock.blinks(2)
+        assert lit and not dark and on <= 0.1 and on + off == pytest.approx(3.0)
+        assert not pin.state  # between blips
         light("listening")
         assert pin.state
         light("no such state")
@@ -363,7 +381,8 @@ def test_the_light_shows_each_state(pins: MockFactory) -> None:
 
 def test_the_light_follows_the_live_loop(pins: MockFactory) -> None:
     loop, table, _ = gpio_loop(GPIO_CONFIG + "  gpio:\n    talk: ''\n")
-    light = open_status_light(Config.from_text(GPIO_CONFIG))
+    clock = StepClock(pins, DEFAULT_LED_PIN)
+    light = open_status_light(Config.from_text(GPIO_CONFIG), clock)
     assert light is not None
     seen: list[str] = []
 
@@ -376,25 +395,26 @@ def test_the_light_follows_the_live_loop(pins: MockFactory) -> None:
     stop, runner = running(loop)
     try:
         assert wait_until(lambda: seen[-1:] == ["listening"]) and led.state
+        clock.arm(4)
         table.speaking.begin()  # the assistant talks
         assert wait_until(lambda: seen[-1:] == ["speaking"])
-        time.sleep(1.2)
-        assert len({s.state for s in led.states[-4:]}) == 2  # blinking
+        assert [lit for lit, _ in clock.blinks(4)] == [True, False, True, False]  # blinking
         table.speaking.end()
         assert wait_until(lambda: seen[-1:] == ["listening"]) and led.state
         time.sleep(0.2)  # what the microphone heard while it spoke is dropped
+        clock.arm(2)
         speak(loop, "pause\n")
         assert wait_until(lambda: seen[-1:] == ["paused"])
-        time.sleep(0.2)
-        assert not led.state
+        assert [lit for lit, _ in clock.blinks(2)] == [True, False] and not led.state  # dark between blips
+        time.sleep(0.2)  # as after speaking: the block that held the end of "pause" is dropped
         speak(loop, "resume\n")
         assert wait_until(lambda: seen[-1:] == ["listening"]) and led.state
-        start = len(led.states)
+        clock.arm(4)
         table.speaking.problem = "The speaker is unplugged."
         assert wait_until(lambda: seen[-1:] == ["problem"])
-        time.sleep(0.6)
-        lit, starts = on_times(pins, DEFAULT_LED_PIN, start)
-        assert starts >= 2 and all(t < 0.2 for t in lit), lit
+        problem = LIGHT_PATTERNS["problem"]
+        assert problem is not None
+        assert clock.blinks(4) == [(True, problem[0]), (False, problem[1])] * 2  # the fast blink
     finally:
         stop.set()
         runner.join(timeout=5)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from assistant.hearing.audio import AudioError, blocks, load_16k, read_wav, resample, write_wav
-from assistant.hearing.spoken import add_noise, speech_power
+from tests.support.spoken import add_noise, speech_power
 
 
 def tone(rate: int, seconds: float = 0.5, freq: float = 440.0, amp: float = 0.5) -> np.ndarray:
@@ -134,11 +134,12 @@ def test_noise_is_mixed_at_the_asked_snr(snr: float) -> None:
         assert 10 * np.log10(speech_power(clip) / np.mean(added ** 2)) == pytest.approx(snr, abs=0.1)
 
 
+@pytest.mark.model
 def test_noise_suppression_takes_white_noise_down_and_keeps_the_speech(tmp_path: Path) -> None:
     """WebRTC's suppressor on a real Piper render with white noise at 10 dB: the pause before the
     speech loses most of its noise, the speech keeps most of its power, level 0 changes nothing."""
     from assistant.hearing.audio import suppress_noise
-    from assistant.hearing.spoken import ClipMaker, Speaker
+    from tests.support.spoken import ClipMaker, Speaker
 
     speech = ClipMaker(tmp_path).say("explore room one zero zero", Speaker("piper", "joe", 1.0, 0.0, 0.667, 0.8))
     lead = 16000  # a second of noise alone before the speech
@@ -172,12 +173,13 @@ def test_noise_suppression_takes_white_noise_down_and_keeps_the_speech(tmp_path:
         suppress_noise(noisy, 5)
 
 
+@pytest.mark.model
 def test_noise_suppression_keeps_the_hiss_a_command_starts_with(tmp_path: Path) -> None:
     """The "s" of "status" said clean by an espeak-ng voice: a suppressor started cold takes it
     for noise (about 5.5 dB of its first 0.1 s gone); suppress_noise, warmed on the same audio,
     keeps it within 3 dB."""
     from assistant.hearing.audio import suppress_noise
-    from assistant.hearing.spoken import ClipMaker, Speaker
+    from tests.support.spoken import ClipMaker, Speaker
 
     said = ClipMaker(tmp_path).say("status", Speaker("espeak", "en-us+f3", 1.15, 65))
     start = int(np.nonzero(np.abs(said) > 300)[0][0])

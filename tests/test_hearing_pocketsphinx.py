@@ -20,12 +20,14 @@ from assistant.hearing.audio import blocks
 from assistant.hearing.events import NotRecognized, Partial, Transcript
 from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer, common_words, gate, phone_distance
 from assistant.hearing.recognizer import Ear
-from assistant.hearing.spoken import SPEAKERS, ClipMaker, add_noise
 from assistant.live.loop import LiveLoop, LiveSettings
 from assistant.live.microphone import Block, Microphone
 from assistant.sentences import SentenceSet
 from assistant.session import PrintAnnouncer, Session
 from assistant.voice.announcer import SpeakingSignal
+from tests.support.spoken import SPEAKERS, ClipMaker, add_noise
+
+pytestmark = pytest.mark.model
 
 OMEGA = game_module("omega-virus").sentences()
 PIPER, PIPER_FAST, PIPER_SLOW, ESPEAK_US, ESPEAK_F, ESPEAK_GB = SPEAKERS
@@ -202,10 +204,20 @@ def test_gate_quiets_only_what_is_far_below_the_loudest() -> None:
     assert np.array_equal(out[16500:23500], audio[16500:23500])
 
 
-def test_cache_dir_is_reused(maker: ClipMaker) -> None:
-    assert maker.cache is not None
-    maker.say("pass", PIPER)
-    assert isinstance(maker.cache, Path) and any(maker.cache.glob("*.npy"))
+def test_a_clip_made_once_is_taken_from_the_cache_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test clips' cache (tests/support/spoken.py): a second maker on the same folder gives
+    the very same clip without making it again."""
+    clip = ClipMaker(tmp_path).say("pass", PIPER)
+    kept = sorted(tmp_path.glob("*.npy"))
+    assert len(kept) == 1
+    again = ClipMaker(tmp_path)
+
+    def make_again(*args: object) -> None:
+        raise AssertionError("made again, not taken from the cache")
+
+    monkeypatch.setattr(again, "_piper_say", make_again)
+    assert np.array_equal(again.say("pass", PIPER), clip)
+    assert sorted(tmp_path.glob("*.npy")) == kept
 
 
 def test_phone_distance_counts_edits_per_phone_of_the_command() -> None:
@@ -220,19 +232,23 @@ def test_phone_distance_counts_edits_per_phone_of_the_command() -> None:
     assert phone_distance(teleport, []) == float("inf")
 
 
-SHALL_WE = "shall we order some food"  # heard as "teleport" by the grammar decode (measured)
+SHALL_WE = "shall we order some food"  # heard as "teleport" by the grammar decode once (measured)
 
 
-def test_phone_check_doubts_table_talk_taken_for_a_short_command(maker: ClipMaker) -> None:
-    """Without the check this line is taken as "teleport" while a move is awaited; with it, the
-    phones heard are too far from teleport's and no action follows, with the reason."""
-    clip = maker.say(SHALL_WE, PIPER)
-    unchecked = open_ear(HearingSettings(recognizer="pocketsphinx", phone_check=0.0), OMEGA, move_intents())
-    assert heard(unchecked, clip) == Command("teleport")
-    checked = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, move_intents())
-    result = checked.hear(clip)
-    assert isinstance(result, NotRecognized)
-    assert result.heard == "teleport" and "did not sound like 'teleport'" in result.reason
+def test_phone_check_doubts_table_talk_taken_for_a_short_command(move_ear: Ear, maker: ClipMaker) -> None:
+    """Table talk taken for "teleport" (as the grammar decode once heard this line while a move
+    was awaited): the mishearing is given to the check, whatever this model now hears; the
+    phones in the audio are too far from teleport's, so it is doubted, with the reason, and the
+    command said is not. Through the ear, the line gives no command, whatever it is heard as."""
+    recognizer = move_ear.recognizer
+    assert isinstance(recognizer, PocketSphinxRecognizer)
+    teleport = recognizer.decoder.lookup_word("teleport").split()
+    limit = recognizer.tuning.phone_check
+    talk = maker.say(SHALL_WE, PIPER)
+    doubt = recognizer._doubt(talk.tobytes(), "teleport", teleport, limit)
+    assert "did not sound like 'teleport'" in doubt
+    assert recognizer._doubt(maker.say("teleport", PIPER).tobytes(), "teleport", teleport, limit) == ""
+    assert heard(move_ear, talk) is None
 
 
 def test_phone_check_passes_commands_said(move_ear: Ear, maker: ClipMaker) -> None:
@@ -267,21 +283,26 @@ def test_live_loop_answers_a_command_early(maker: ClipMaker) -> None:
 
 
 def test_live_loop_does_not_act_early_on_a_command_heard_on_the_way_to_another(maker: ClipMaker) -> None:
-    """Measured: half-way through "teleport" the partial words are "help", a whole command,
-    steady for two blocks; only the phone check keeps it from being acted on early."""
+    """Half-way through "teleport" the partial words were once "help", a whole command, steady
+    for two blocks (measured): that mishearing is given to the early check here, with the audio
+    of the first half; it is doubted, so nothing is acted on early. Through the live loop,
+    "teleport" is acted on, and nothing else."""
     clip = maker.say("teleport", PIPER)
-    unchecked, _ = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx", early_phone_check=0.0))
-    assert unchecked == [(Command("help"), True)]
-    actions, logged = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx"))
+    ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, move_intents())
+    recognizer = ear.recognizer
+    assert isinstance(recognizer, PocketSphinxRecognizer)
+    speech = np.nonzero(np.abs(clip) > 500)[0]
+    half = clip[: (speech[0] + speech[-1]) // 2]
+    help_phones = recognizer.decoder.lookup_word("help").split()
+    assert "did not sound like 'help'" in recognizer._doubt(half.tobytes(), "help", help_phones,
+                                                            recognizer.tuning.early_phone_check)
+    actions, _ = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx"))
     assert [command for command, _ in actions] == [Command("teleport")]
-    assert any("did not sound like 'help'" in line for line in logged), logged
 
 
 def test_live_loop_does_not_act_on_doubted_table_talk(maker: ClipMaker) -> None:
-    """Neither early (on a steady partial) nor at the end of the utterance."""
+    """Neither early (on a steady partial) nor at the end of the utterance: whatever the line is
+    heard as (it was once "teleport"; the check of that is above), nothing is acted on."""
     clip = maker.say(SHALL_WE, PIPER)
-    unchecked, _ = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx", phone_check=0.0))
-    assert [command for command, _ in unchecked] == [Command("teleport")]
-    actions, logged = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx"))
+    actions, _ = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx"))
     assert actions == []
-    assert any("did not sound like 'teleport'" in line for line in logged), logged

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from assistant.hearing.audio import RATE, resample
-from assistant.hearing.spoken import SPEAKERS, ClipMaker
+from tests.support.spoken import SPEAKERS, ClipMaker
+
+pytestmark = pytest.mark.model
 
 PIPER, ESPEAK_US = SPEAKERS[0], SPEAKERS[3]
 

@@ -178,6 +178,7 @@ def test_auto_takes_vosk_only_with_a_model(tmp_path: Path) -> None:
     assert choose(settings).engine == "vosk"
 
 
+@pytest.mark.model
 def test_vosk_chosen_without_a_model_says_what_to_do(tmp_path: Path) -> None:
     config = Config.from_text(f"recognizer: vosk\nhearing:\n  models_dir: {tmp_path}\n")
     settings = HearingSettings.from_config(config)
@@ -195,6 +196,7 @@ def test_bad_settings_are_reported_and_defaulted() -> None:
     assert any("line 1" in p and "recognizer" in p for p in config.problems)
 
 
+@pytest.mark.model
 def test_auto_falls_back_to_pocketsphinx_when_the_vosk_model_will_not_load(tmp_path: Path) -> None:
     broken = tmp_path / DEFAULT_MODEL
     for name in ("am/final.mdl", "conf/model.conf"):

@@ -17,7 +17,6 @@ from assistant.games import game_module
 from assistant.hearing import Ear, HearingSettings, choose, open_ear
 from assistant.hearing.events import NotRecognized, Transcript
 from assistant.hearing.recognizer import ModelError, prompt_as_sentences
-from assistant.hearing.spoken import ClipMaker, Speaker
 from assistant.hearing.whisper_engine import (
     WHISPER_FILES,
     WhisperTranscriber,
@@ -28,6 +27,9 @@ from assistant.hearing.whisper_engine import (
     verify,
 )
 from assistant.setup import NoNetwork, SetupError, install_whisper_model
+from tests.support.spoken import ClipMaker, Speaker
+
+pytestmark = pytest.mark.model
 
 OMEGA = game_module("omega-virus").sentences()
 MOVE = ["explore", "pass", "teleport", "attack", "repeat", "time_left", "inventory", "help", "pause", "new_game"]
@@ -173,8 +175,8 @@ def test_whisper_hears_through_the_noise_suppressor_when_asked(maker: ClipMaker,
     import numpy as np
 
     from assistant.hearing.audio import suppress_noise
-    from assistant.hearing.spoken import add_noise
     from assistant.hearing.whisper_engine import WhisperSettings
+    from tests.support.spoken import add_noise
 
     folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
     plain = WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False))
@@ -229,10 +231,11 @@ def hear_commands(ear: Ear, maker: ClipMaker) -> tuple[int, list[tuple[str, str,
 
 def test_whisper_hears_commands_in_voices_nobody_tuned_on(whisper_ear, maker: ClipMaker) -> None:  # type: ignore[no-untyped-def]
     right, wrong = hear_commands(whisper_ear, maker)
-    # Whisper alone is weak on these synthetic voices (measured 9 of 15; the two wrong ones: "pass"
-    # written "Pause.", "attack the blue probe" written "attack the blue board."); the hybrid
-    # listener below is what plays.
-    assert right >= 8, wrong
+    # Whisper alone is weak on these synthetic voices (measured 9 to 10 of 15 on two machines; the
+    # wrong ones taken: "pass" written "Pause.", "attack the blue probe" written "attack the blue
+    # board."); the hybrid listener below is what plays. Held to: at least half right (8 of 15),
+    # at most 2 wrong commands taken (both can only get better with a better model).
+    assert right >= 0.5 * len(OTHER_VOICES) * len(COMMANDS), wrong
     assert sum(got is not None for *_, got in wrong) <= 2, wrong
 
 
@@ -244,30 +247,43 @@ def test_whisper_takes_no_table_talk(whisper_ear, maker: ClipMaker, line: str) -
         assert isinstance(heard, NotRecognized), heard
 
 
-def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(maker: ClipMaker) -> None:
+def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(
+        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hybrid takes at least 80% of these 15 commands (measured 14: 93%), never fewer than
+    its first pass alone (measured 8), and at most one wrong ("pass" written "Pause." by Whisper
+    where PocketSphinx heard nothing, measured once). That Whisper decides what the first pass
+    missed is built, not hoped for: with a first pass made to take nothing from any clip, the
+    hybrid still takes at least half of those of two voices (Whisper alone: measured 9 to 10
+    of all 15)."""
     settings = HearingSettings(recognizer="hybrid")
     hybrid = open_ear(settings, OMEGA, MOVE, engine="hybrid", fallback=False)
     alone = open_ear(settings, OMEGA, MOVE, engine="pocketsphinx", fallback=False)
     assert hybrid.second is not None and alone.second is None
-    rescued = 0
-    results = []
-    for voice in OTHER_VOICES:
-        for text, command in COMMANDS:
-            clip = maker.say(text, voice)
-            first = alone.hear(clip)
-            both = hybrid.hear(clip)
-            got = both.command if isinstance(both, Transcript) else None
-            results.append((voice.label, text, first, both))
-            if got == command and not (isinstance(first, Transcript) and first.command == command):
-                rescued += 1
-    right = sum(isinstance(both, Transcript) and both.command == dict(COMMANDS)[text]
-                for _, text, _, both in results)
-    wrong = [r for r in results if isinstance(r[3], Transcript) and r[3].command != dict(COMMANDS)[r[1]]]
-    # Measured: PocketSphinx alone 8 of 15; the hybrid 14 (6 rescued by Whisper), 1 wrong ("pass"
-    # written "Pause." by Whisper where PocketSphinx heard nothing).
-    assert right >= 12, results
-    assert rescued >= 3, results
+    clips = [(maker.say(text, voice), voice.label, text, command) for voice in OTHER_VOICES
+             for text, command in COMMANDS]
+    results = [(label, text, alone.hear(clip), hybrid.hear(clip)) for clip, label, text, _ in clips]
+
+    def right(final: object, text: str) -> bool:
+        return isinstance(final, Transcript) and final.command == dict(COMMANDS)[text]
+
+    by_hybrid = sum(right(both, text) for _, text, _, both in results)
+    by_first = sum(right(first, text) for _, text, first, _ in results)
+    wrong = [r for r in results if isinstance(r[3], Transcript) and r[3].command is not None and not right(r[3], r[1])]
+    assert by_hybrid >= 0.8 * len(clips), results
+    assert by_hybrid >= by_first, results
     assert len(wrong) <= 1, wrong
+
+    real_judge = hybrid.judge
+
+    def took_nothing(transcript: Transcript) -> NotRecognized:
+        real_judge(transcript)
+        return NotRecognized(transcript.text, "the first pass took nothing (made so by the test)",
+                             transcript.confidence)
+
+    monkeypatch.setattr(hybrid, "judge", took_nothing)
+    some = clips[:2 * len(COMMANDS)]  # two of the voices: Whisper's decodes are the slow part
+    decided = [(label, text, hybrid.hear(clip)) for clip, label, text, _ in some]
+    assert sum(right(final, text) for _, text, final in decided) >= 0.5 * len(some), decided
 
 
 def test_what_whisper_took_nothing_from_is_heard_again_through_the_suppressor(
@@ -278,7 +294,7 @@ def test_what_whisper_took_nothing_from_is_heard_again_through_the_suppressor(
     import numpy as np
 
     from assistant.hearing.audio import suppress_noise
-    from assistant.hearing.spoken import add_noise
+    from tests.support.spoken import add_noise
 
     ear = open_ear(HearingSettings(recognizer="hybrid", again_suppressed=4, budget_seconds=60.0), OMEGA, MOVE,
                    engine="hybrid", fallback=False)

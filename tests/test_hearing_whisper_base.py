@@ -15,7 +15,6 @@ from assistant.engine import Command
 from assistant.hearing import HearingSettings, choose, open_ear, open_transcriber
 from assistant.hearing.events import NotRecognized
 from assistant.hearing.recognizer import ModelError
-from assistant.hearing.spoken import ClipMaker
 from assistant.hearing.whisper_engine import (
     BASE_FILES,
     BASE_MODEL,
@@ -27,7 +26,10 @@ from assistant.hearing.whisper_engine import (
     packaged_model,
     verify,
 )
-from tests.test_hearing_whisper import MOVE, OMEGA, OTHER_VOICES, hear_commands
+from tests.support.spoken import ClipMaker
+from tests.test_hearing_whisper import COMMANDS, MOVE, OMEGA, OTHER_VOICES, hear_commands
+
+pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
@@ -134,9 +136,10 @@ def test_base_hears_commands_in_voices_nobody_tuned_on(base_settings: HearingSet
                                    whisper=base_settings.whisper), OMEGA, MOVE, engine="whisper", fallback=False)
     right, wrong = hear_commands(ear, maker)
     # Measured: base alone 9 of these 15, 2 wrong ("pass" written "Pause." twice); tiny.en alone
-    # 10 (test_hearing_whisper): on so few clips neither model is the better, bench/veto_study.py
-    # --whisper-model weighs them on the benchmark's clips.
-    assert right >= 8, wrong
+    # 9 to 10 (test_hearing_whisper): on so few clips neither model is the better, bench/veto_study.py
+    # --whisper-model weighs them on the benchmark's clips. Held to: at least half right, at most
+    # 2 wrong commands taken (a better model can only pass more easily).
+    assert right >= 0.5 * len(OTHER_VOICES) * len(COMMANDS), wrong
     assert sum(got is not None for *_, got in wrong) <= 2, wrong
     for line in ("I would love another slice of pizza", "can you pass me the chips", "who took my red card"):
         for voice in OTHER_VOICES[:2]:
@@ -152,8 +155,9 @@ def test_the_hybrid_with_base_decides_what_the_first_pass_missed(base_settings: 
     # Measured: 13 of 15 (tiny.en's hybrid 15 of 15); the wrong commands taken are "pass" written
     # "Pause." by the Scottish and Caribbean voices, which say it with a long open "a": one of them
     # on the machine these figures were first read on, both on an AMD EPYC (CTranslate2's int8
-    # arithmetic differs a little from one CPU to another). Any other wrong command fails.
-    assert right >= 12, wrong
+    # arithmetic differs a little from one CPU to another). Any other wrong command fails. Held
+    # to: at least 80% right (12 of 15).
+    assert right >= 0.8 * len(OTHER_VOICES) * len(COMMANDS), wrong
     taken = [(text, got) for _, text, _, got in wrong if got is not None]
     assert len(taken) <= 2 and all(text == "pass" and got == Command("pause", {}) for text, got in taken), wrong
 

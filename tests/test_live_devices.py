@@ -14,15 +14,24 @@ from pathlib import Path
 import pytest
 
 from tests.audio_env import Recorder, SecondServer
-from tests.live_helpers import Lines, MicFeeder, piper_clip, play_command, say_until, stop, wait_quiet
+from tests.live_helpers import (
+    Lines,
+    MicFeeder,
+    piper_clip,
+    play_command,
+    private_folders,
+    say_until,
+    stop,
+    wait_quiet,
+)
 
-pytestmark = pytest.mark.audio
+pytestmark = [pytest.mark.audio, pytest.mark.model]
 
 
 def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
     server = SecondServer(tmp_path / "pulse")
     config = tmp_path / "config.yaml"
-    config.write_text("recognizer: pocketsphinx\nkeypad: {source: none}\nvoice: {render_at_start: false}\n"
+    config.write_text(private_folders(tmp_path) + "recognizer: pocketsphinx\nkeypad: {source: none}\n"
                       "live: {retry_seconds: 0.5}\n", encoding="utf-8")
     skill = piper_clip("skill zero")
     errors = tmp_path / "stderr.txt"
@@ -42,7 +51,7 @@ def test_microphone_and_speaker_unplugged_mid_game(tmp_path: Path) -> None:
         while "microphone:" not in errors.read_text():
             assert time.monotonic() < deadline, "the lost microphone was never reported"
             time.sleep(0.2)
-        time.sleep(2)
+        out.wait_for("BSAT1: I cannot hear you. Check the microphone; the game waits.")
         # It said so (into a dead speaker, so that waits too), and took nothing as input.
         assert out.lines == ["BSAT1: Enter skill.", "BSAT1: I cannot hear you. Check the microphone; the game waits."]
         server.start()
@@ -69,7 +78,7 @@ def test_a_pulled_plug_resumes_by_itself(tmp_path: Path) -> None:
     """Hands-free, nobody reads a screen: after kill -9 the next start goes on with the same game."""
     server = SecondServer(tmp_path / "pulse")
     config = tmp_path / "config.yaml"
-    config.write_text("recognizer: pocketsphinx\nkeypad: {source: none}\nvoice: {render_at_start: false}\n",
+    config.write_text(private_folders(tmp_path) + "recognizer: pocketsphinx\nkeypad: {source: none}\n",
                       encoding="utf-8")
     env = {**server.env(), "ASSISTANT_STATE_DIR": str(tmp_path / "state")}
     server.start()

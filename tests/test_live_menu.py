@@ -18,7 +18,7 @@ import pytest
 from tests.audio_env import ensure_audio
 from tests.live_helpers import piper_clip, running_assistant, wait_quiet
 
-pytestmark = pytest.mark.audio
+pytestmark = [pytest.mark.audio, pytest.mark.model]
 
 MENU = "NARRATOR: Which game? The Omega Virus, Prologue, the card battle, or Battle of the Planets."
 TO_MENU = "Go to the main menu? This game is kept. Say yes or no."

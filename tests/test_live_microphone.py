@@ -123,7 +123,9 @@ def test_a_child_that_prints_without_end_is_told_in_a_few_lines_and_killed(tmp_p
     mic = Microphone("", 0.1, stderr=said, command=command)
     mic.open()
     assert mic.read(timeout=5) is not None
-    time.sleep(1.0)
+    deadline = time.monotonic() + 10  # until the flood was cut short (told once, in its last line)
+    while "more lines from the sound library" not in said.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert mic.read(timeout=0.1) is None
     started = time.monotonic()
     mic.close()

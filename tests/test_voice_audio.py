@@ -26,11 +26,11 @@ from assistant.engine import Command, Output, Say, Sound
 from assistant.sentences import SentenceSet
 from assistant.session import Session
 from assistant.voice.announcer import SpokenAnnouncer
-from assistant.voice.check import PhraseEar
 from assistant.voice.playback import DeviceSink
 from tests.audio_env import AudioEnv, AudioEnvError, Recorder, ensure_audio, private_mic, private_sink
+from tests.support.check import PhraseEar
 
-pytestmark = pytest.mark.audio
+pytestmark = [pytest.mark.audio, pytest.mark.model]
 
 PHRASES = ["Code 0 1.", "Code 1 2.", "Code 2 0.", "Explore room 102.", "Explore room 210.",
            "Shields are down.", "Shields are up.", "Teleport complete.", "BSat1 systems failing.",

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from assistant.voice import effects as fx
-from assistant.voice.analysis import median_pitch, spectral_centroid
+from tests.support.analysis import median_pitch, spectral_centroid
 
 RATE = 22050
 

@@ -26,14 +26,16 @@ from assistant.config import Config
 from assistant.engine import Game, Say
 from assistant.games import GAMES, GameSpec
 from assistant.sentences import SentenceSet
-from assistant.voice.analysis import measure
 from assistant.voice.announcer import SpokenAnnouncer
 from assistant.voice.cache import read_wav
-from assistant.voice.check import PhraseEar, spoken_words
 from assistant.voice.commands import say_main
 from assistant.voice.playback import MemorySink
 from assistant.voice.prepare import prepare_voice_cache
 from assistant.voice.voices import Rendered, Voices
+from tests.support.analysis import measure
+from tests.support.check import PhraseEar, spoken_words
+
+pytestmark = pytest.mark.model
 
 DIGITS = ["0", "1", "2"]
 COLOURS = ["Red", "Blue", "Green", "Yellow"]

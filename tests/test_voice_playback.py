@@ -60,6 +60,7 @@ def make(voices: Voices, fail_after: int | None = None) -> tuple[SpokenAnnouncer
     return announcer, sink, lines, reports
 
 
+@pytest.mark.model
 def test_outputs_are_spoken_in_order_with_their_lines(voices: Voices) -> None:
     announcer, sink, lines, reports = make(voices)
     announcer.announce([Say("VIRUS", "Code 0 1."), Sound("buzz"), Say("BSAT1", "Shields are down. Sorry.")])
@@ -76,6 +77,7 @@ def test_outputs_are_spoken_in_order_with_their_lines(voices: Voices) -> None:
     assert timing.audio_seconds == pytest.approx(sum(len(c) for c in chunks) / 22050, rel=0.01)
 
 
+@pytest.mark.model
 def test_unknown_speaker_is_the_narrator_and_unknown_sound_a_beep(voices: Voices) -> None:
     announcer, sink, lines, reports = make(voices)
     announcer.announce([Say("DEALER", "Teleport complete."), Sound("kazoo"), Sound("kazoo")])
@@ -85,6 +87,7 @@ def test_unknown_speaker_is_the_narrator_and_unknown_sound_a_beep(voices: Voices
     assert reports == ["no sound called 'kazoo'; playing a beep. Add it under voice.sounds in config.yaml."]
 
 
+@pytest.mark.model
 def test_urgency_makes_bsat1_glitch_more(voices: Voices) -> None:
     import random
 
@@ -122,6 +125,7 @@ def test_urgency_follows_the_countdown() -> None:
     assert announcer.urgency() == pytest.approx(0.5625)
 
 
+@pytest.mark.model
 def test_broken_urgency_hook_is_calm(voices: Voices) -> None:
     announcer, sink, lines, _ = make(voices)
     announcer.urgency = lambda: 1 / 0  # type: ignore[assignment,misc]
@@ -129,6 +133,7 @@ def test_broken_urgency_hook_is_calm(voices: Voices) -> None:
     assert lines == ["BSAT1: Shields are up."]
 
 
+@pytest.mark.model
 def test_sound_that_fails_mid_way_leaves_the_text(voices: Voices) -> None:
     announcer, sink, lines, reports = make(voices, fail_after=1)
     outputs = [Say("VIRUS", "Code 0 1."), Say("VIRUS", "Code 0 2."), Say("VIRUS", "Code 1 1.")]
@@ -255,6 +260,7 @@ def test_device_refusing_everything_is_named(monkeypatch: pytest.MonkeyPatch) ->
         DeviceSink.open("usb", 22050)
 
 
+@pytest.mark.model
 def test_keep_trying_waits_for_the_speaker_and_says_the_whole_answer_again(
         voices: Voices, monkeypatch: pytest.MonkeyPatch) -> None:
     announcer, broken, lines, reports = make(voices, fail_after=1)
@@ -283,6 +289,7 @@ def test_keep_trying_waits_for_the_speaker_and_says_the_whole_answer_again(
     assert not announcer.speaking.is_speaking()
 
 
+@pytest.mark.model
 def test_keep_trying_opens_a_released_output_quietly(voices: Voices, monkeypatch: pytest.MonkeyPatch) -> None:
     announcer, first, lines, reports = make(voices)
     announcer._device = ("", 22050)
@@ -296,6 +303,7 @@ def test_keep_trying_opens_a_released_output_quietly(voices: Voices, monkeypatch
     assert announcer.sink is second and len(second.utterances) == 1
 
 
+@pytest.mark.model
 def test_closing_ends_the_wait_for_a_speaker(voices: Voices, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
@@ -309,6 +317,7 @@ def test_closing_ends_the_wait_for_a_speaker(voices: Voices, monkeypatch: pytest
     assert lines == ["VIRUS: Code 2 2."] and len(reports) == 1
 
 
+@pytest.mark.model
 def test_the_volume_scales_what_is_played(voices: Voices, tmp_path: Path) -> None:
     """The box's volume reaches the samples: every voice and sound, quieter by its level's gain."""
     from assistant.box import Box, Games
@@ -337,6 +346,7 @@ def test_the_volume_scales_what_is_played(voices: Voices, tmp_path: Path) -> Non
     assert announcer.gain == 0.0
 
 
+@pytest.mark.model
 def test_the_speaker_problem_is_on_the_speaking_signal_while_it_is_waited_for(
         voices: Voices, monkeypatch: pytest.MonkeyPatch) -> None:
     """(the live loop's status light shows "problem" meanwhile)"""

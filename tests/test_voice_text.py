@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.voice.check import phrase_grammar, spoken_words
 from assistant.voice.text import (
     MAX_CHUNK_CHARS,
     bounded_chunks,
@@ -13,6 +12,7 @@ from assistant.voice.text import (
     split_sentences,
     spoken_sentences,
 )
+from tests.support.check import phrase_grammar, spoken_words
 
 
 @pytest.mark.parametrize(

@@ -211,14 +211,27 @@ class GpioKeypad:
         self._devices.clear()
 
 
+#: How the status light waits: ``wait(stop, seconds)`` is True when told to stop meanwhile.
+#: Tests give their own (``threading.Event.wait`` is the real one).
+Wait = Callable[[threading.Event, float], bool]
+
+
+def _wait(stop: threading.Event, seconds: float) -> bool:
+    return stop.wait(seconds)
+
+
 class StatusLight:
     """An LED that follows the live loop's state (:data:`LIGHT_PATTERNS`); call it with the
-    state's name. Unknown states leave it as it is."""
+    state's name. Unknown states leave it as it is. A blinking state is a thread of its own
+    that lights and darkens the LED, waiting with ``wait`` in between."""
 
-    def __init__(self, led: Any) -> None:
+    def __init__(self, led: Any, wait: Wait = _wait) -> None:
         self.led = led
         self.state: str | None = None
+        self._wait = wait
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._blinker: threading.Thread | None = None
 
     def __call__(self, state: str) -> None:
         if state not in LIGHT_PATTERNS:
@@ -226,6 +239,7 @@ class StatusLight:
         with self._lock:
             if state == self.state or self.led.closed:
                 return
+            self._stop_blinking()
             self.state = state
             pattern = LIGHT_PATTERNS[state]
             if pattern is None:
@@ -233,16 +247,35 @@ class StatusLight:
             elif not pattern:
                 self.led.off()
             else:
-                self.led.blink(on_time=pattern[0], off_time=pattern[1], background=True)
+                self._stop = threading.Event()
+                self._blinker = threading.Thread(target=self._blink, args=(pattern[0], pattern[1], self._stop),
+                                                 name="status light", daemon=True)
+                self._blinker.start()
+
+    def _blink(self, on: float, off: float, stop: threading.Event) -> None:
+        while not stop.is_set():
+            self.led.on()
+            if self._wait(stop, on):
+                break
+            self.led.off()
+            if self._wait(stop, off):
+                break
+
+    def _stop_blinking(self) -> None:
+        self._stop.set()
+        if self._blinker is not None:
+            self._blinker.join(timeout=5)
+            self._blinker = None
 
     def close(self) -> None:
         with self._lock:
+            self._stop_blinking()
             if not self.led.closed:
                 self.led.off()
                 self.led.close()
 
 
-def open_status_light(config: Config) -> StatusLight | None:
+def open_status_light(config: Config, wait: Wait = _wait) -> StatusLight | None:
     """The status LED of a GPIO box (``keypad.source: gpio`` and ``keypad.gpio.led`` set), or
     None. A pin that cannot be used, or a machine with no GPIO, is reported in
     ``config.problems`` (print them after calling this) and gives None: play goes on dark."""
@@ -263,7 +296,7 @@ def open_status_light(config: Config) -> StatusLight | None:
     except _gpio_errors() as error:
         config.problems.append(f"keypad.gpio.led: {no_gpio_message(error)} The status light is off.")
         return None
-    return StatusLight(led)
+    return StatusLight(led, wait)
 
 
 def open_gpio_keypad(config: Config) -> GpioKeypad | None:

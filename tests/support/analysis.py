@@ -1,4 +1,5 @@
-"""Measurements of voices: median pitch, brightness, duration (for tests, the benchmark, doctor)."""
+"""Measurements of voices: median pitch, brightness, duration (for the tests and
+bench/bench_voice.py; the product does not use them)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""How well a game's commands are heard: the harness of ``python -m bench.bench_heard GAME``
-and of the games' voice tests.
+"""How well a game's commands are heard: the harness of the games' voice tests and of
+``python -m bench.bench_heard GAME``.
 
 Each phrase is spoken by the real Piper voice (joe, with its random delivery noise off so a
 run is repeatable) and decoded by PocketSphinx with the grammar of the commands allowed at

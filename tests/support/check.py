@@ -1,8 +1,8 @@
 """Does a voice still say its words? A PocketSphinx ear with a grammar of the expected phrases.
 
-Used by the tests, the benchmark and ``doctor`` to check that the character effects keep
-speech intelligible: the bundled US-English model, restricted to a closed set of phrases
-(as the game's own recognizer is), must pick the phrase that was spoken.
+Used by the tests and ``bench/bench_voice.py`` (not by the product) to check that the
+character effects keep speech intelligible: the bundled US-English model, restricted to a
+closed set of phrases (as the game's own recognizer is), must pick the phrase that was spoken.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Spoken test audio, made on this machine: real voices saying commands and chatter.
 
-Used by the tests and by ``bench/bench_accuracy.py``. ``Speaker`` says text with the Piper
+Used by the tests and the benchmarks (not by the product). ``Speaker`` says text with the Piper
 voice (joe, at several speeds, pitches and noise scales) or an espeak-ng voice (several
 accents and variants, speeds and pitches); clips are 16 kHz mono int16, padded with a
 little quiet like a microphone recording, and cached on disk by their parameters.

@@ -1,0 +1,96 @@
+"""The end-of-run check (tests/support/leftovers.py) fails a run that leaves a file in the
+checkout, ignored or not, or that changes the sound server's default devices; and passes one
+that leaves nothing. Each case is a tiny pytest run of its own, in a scratch "checkout"."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_audio_env import isolated
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFTEST = "from tests.support.leftovers import pytest_sessionfinish, pytest_sessionstart, pytest_terminal_summary\n"
+
+
+def scratch_run(folder: Path, test: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``pytest`` in ``folder`` (its own root: a pytest.ini, a .gitignore that ignores
+    everything, and the check's hooks in its conftest) on one test file holding ``test``."""
+    folder.mkdir(exist_ok=True)
+    (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (folder / ".gitignore").write_text("*\n", encoding="utf-8")
+    (folder / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+    (folder / "test_scratch.py").write_text(test, encoding="utf-8")
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_scratch.py"],
+                          cwd=folder, capture_output=True, text=True, timeout=120,
+                          env={**(env or os.environ), "PYTHONPATH": str(ROOT)})
+
+
+def test_a_run_that_leaves_nothing_passes(tmp_path: Path) -> None:
+    done = scratch_run(tmp_path / "checkout", "def test_nothing():\n    assert True\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "leftovers" not in done.stdout
+
+
+@pytest.mark.parametrize("where", ["new.txt", "voices/cache/phrase.wav", "state/journal.jsonl"])
+def test_a_file_left_in_the_checkout_fails_the_run(tmp_path: Path, where: str) -> None:
+    """Passing tests, but one left a file (the .gitignore ignores everything: ignored files count)."""
+    test = ("from pathlib import Path\n\ndef test_writes():\n"
+            f"    path = Path(__file__).parent / {where!r}\n"
+            "    path.parent.mkdir(parents=True, exist_ok=True)\n    path.write_text('x')\n")
+    done = scratch_run(tmp_path / "checkout", test)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 passed" in done.stdout and "leftovers" in done.stdout
+    assert f"new: {where}" in done.stdout
+
+
+def test_a_changed_or_removed_file_fails_the_run(tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "config.yaml").write_text("volume: 10\n", encoding="utf-8")
+    (checkout / "notes.txt").write_text("kept\n", encoding="utf-8")
+    test = ("from pathlib import Path\n\ndef test_edits():\n    here = Path(__file__).parent\n"
+            "    (here / 'config.yaml').write_text('volume: 3\\n')\n    (here / 'notes.txt').unlink()\n")
+    done = scratch_run(checkout, test)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "changed: config.yaml" in done.stdout and "gone: notes.txt" in done.stdout
+
+
+def test_what_the_tools_write_is_not_counted(tmp_path: Path) -> None:
+    """Bytecode, the linters' and pytest's caches, package metadata: the tools', not the product's."""
+    checkout = tmp_path / "checkout"
+    (checkout / "pkg").mkdir(parents=True)
+    (checkout / "pkg" / "mod.py").write_text("", encoding="utf-8")
+    test = ("from pathlib import Path\n\ndef test_tools():\n    here = Path(__file__).parent\n"
+            "    for folder in ('.mypy_cache', '.ruff_cache', '.pytest_cache', 'x.egg-info', 'pkg/__pycache__'):\n"
+            "        (here / folder).mkdir(parents=True)\n        (here / folder / 'f').write_text('x')\n")
+    done = scratch_run(checkout, test)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.audio
+def test_a_changed_default_sound_device_fails_the_run(tmp_path: Path) -> None:
+    """On a sound server of its own that was running before the run (as a desktop's is)."""
+    if shutil.which("pulseaudio") is None:
+        pytest.fail("pulseaudio is not installed (Debian: pulseaudio pulseaudio-utils)")
+    env = isolated(tmp_path)
+    subprocess.run(["pulseaudio", "--daemonize=yes", "-n", "--exit-idle-time=-1",
+                    "--load=module-native-protocol-unix", "--load=module-null-sink sink_name=desk"],
+                   env=env, check=True, capture_output=True, timeout=30)
+    try:
+        test = ("import subprocess\n\ndef test_switches_output():\n"
+                "    subprocess.run(['pactl', 'load-module', 'module-null-sink', 'sink_name=other'], check=True)\n"
+                "    subprocess.run(['pactl', 'set-default-sink', 'other'], check=True)\n")
+        done = scratch_run(tmp_path / "checkout", test, env)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "default sink and source were 'desk'" in done.stdout and "now 'other'" in done.stdout
+        subprocess.run(["pactl", "set-default-sink", "desk"], env=env, check=True, timeout=10)
+        clean = scratch_run(tmp_path / "checkout2", "def test_nothing():\n    pass\n", env)
+        assert clean.returncode == 0, clean.stdout + clean.stderr
+    finally:
+        subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True, timeout=20)
