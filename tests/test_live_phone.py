@@ -129,9 +129,9 @@ hearing:
         told = out.wait_for(WAITING, timeout=10)
         assert told >= second_joins, out.lines
         wait_quiet(recorder, mark)
-        time.sleep(2.0)  # the table takes it in (not told again meanwhile: counted at the end)
         assert first.phone() == {"color": "red", "waiting": False}
         assert second.phone() == {"color": "red", "waiting": True}
+        time.sleep(2.0)  # the table takes it in (not told again meanwhile: counted at the end)
 
         say_until(feeder, clip, out, "BSAT1: Red is on the new phone now.")
         # all the speaker said since the second phone joined: on a busy machine a pause between

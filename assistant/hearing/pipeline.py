@@ -46,9 +46,8 @@ from assistant.hearing.events import Doubted, Final, NotAllowedNow, NotRecognize
 from assistant.schema import Setting
 
 if TYPE_CHECKING:
-    from assistant.hearing import HearingSettings
-    from assistant.hearing.recognizer import Ear
-    from assistant.hearing.spotting import Spotter
+    from assistant.hearing.grammar import WordGraph
+    from assistant.sentences import SentenceSet
 
 
 def written(sentence: str) -> str:
@@ -60,6 +59,59 @@ def prompt_as_sentences(help_sentences: Iterable[str]) -> str:
     """Whisper's last prompt: the same examples, each a sentence of its own ("Pass. Quieter.")."""
     kept = dict.fromkeys(s.strip() for s in help_sentences if s.strip())
     return " ".join(s[0].upper() + s[1:] + "." for s in kept)
+
+
+class Near(Protocol):
+    """A command near what Whisper wrote (``spotting.Spot``)."""
+
+    @property
+    def command(self) -> Command | None: ...
+
+    @property
+    def sentence(self) -> str: ...
+
+    @property
+    def distance(self) -> float: ...
+
+
+class Spotter(Protocol):
+    """What the stages use of ``spotting.Spotter`` (a Protocol: spotting reads hearing's
+    declared settings, which are gathered from these stages)."""
+
+    def nearest(self, text: str, intents: Iterable[str] | None = None, count: int = 4) -> Sequence[Near]: ...
+
+    def distance(self, text: str, command: Command) -> float: ...
+
+
+class Ear(Protocol):
+    """What the stages use of ``recognizer.Ear`` (a Protocol, so this module does not import it)."""
+
+    sentences: SentenceSet
+    graph: WordGraph
+
+    def prompt(self) -> str: ...
+
+    def spot(self, text: str) -> Final: ...
+
+
+class HearingSettings(Protocol):
+    """What the stages read of ``assistant.hearing.HearingSettings`` (a Protocol, so this module
+    does not import the package that imports it); a stage's switch is read by its field name."""
+
+    hypotheses: int
+    confirm_distance: float
+    runner_up_distance: float
+    score_nearest: int
+    score_within: float
+    score_margin: float
+    first_within: float
+    as_sentences_within: float
+    again_suppressed: int
+    again_within: float
+    budget_seconds: float
+
+    @property
+    def weigh_distance(self) -> float: ...
 
 
 class Transcriber(Protocol):

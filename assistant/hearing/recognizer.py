@@ -20,19 +20,24 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from assistant.hearing.audio import Int16, blocks
 from assistant.hearing.events import Final, NotAllowedNow, NotRecognized, Partial, Transcript
 from assistant.hearing.grammar import WordGraph, snap
-from assistant.hearing.pipeline import Cascade, Case, Step, Transcriber, prompt_as_sentences, written
+from assistant.hearing.pipeline import (
+    Cascade,
+    Case,
+    HearingSettings,
+    Step,
+    Transcriber,
+    prompt_as_sentences,
+    written,
+)
 from assistant.hearing.spotting import Spotter
 from assistant.sentences import SentenceSet
-
-if TYPE_CHECKING:
-    from assistant.hearing import HearingSettings
 
 __all__ = ["UNKNOWN_WORDS", "BaseRecognizer", "Ear", "ModelError", "Recognizer", "SecondOpinion", "Transcriber",
            "prompt_as_sentences", "prompt_for", "written"]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,15 @@ import numpy as np
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
-from assistant.hearing.vosk_model import STATIC, garbage_word, graph_kind, missing_words
+from assistant.hearing.vosk_model import (
+    STATIC,
+    ModelReport,
+    game_vocabularies,
+    garbage_word,
+    graph_kind,
+    inspect,
+    missing_words,
+)
 
 DEFAULT_MODEL = "vosk-model-small-en-us-0.15"
 #: Files every Vosk model folder has (a half-unpacked folder lacks some).
@@ -241,3 +249,20 @@ def _kaldi_recognizer(model: Any, rate: int, grammar: str) -> Any:
     import vosk
 
     return vosk.KaldiRecognizer(model, rate, grammar) if grammar else vosk.KaldiRecognizer(model, rate)
+
+
+def doctor_report(folder: Path, vocabularies: Mapping[str, Iterable[str]] | None = None) -> ModelReport:
+    """Load the model at ``folder`` (ModelError when it cannot be) and look at it against every
+    game's words (or ``vocabularies``)."""
+    return inspect(folder, load_model(folder), game_vocabularies() if vocabularies is None else vocabularies)
+
+
+def doctor_check(folder: Path) -> str:
+    """``assistant doctor``'s line on the Vosk model at ``folder``: which model, its kind, and
+    whether every game's command words are in its vocabulary. Raises (ModelError, or
+    RuntimeError naming the words) when it cannot be loaded or cannot hear some game's words."""
+    report = doctor_report(folder)
+    line = f"{report.summary()}\n           " + report.coverage("\n           ")
+    if not report.complete or not report.kind:
+        raise RuntimeError(line)
+    return line

@@ -114,22 +114,3 @@ def game_vocabularies() -> dict[str, set[str]]:
     from assistant.games import specs
 
     return {spec.name: spec.sentences().vocabulary() for spec in specs()}
-
-
-def doctor_report(folder: Path, vocabularies: Mapping[str, Iterable[str]] | None = None) -> ModelReport:
-    """Load the model at ``folder`` (ModelError when it cannot be) and look at it against every
-    game's words (or ``vocabularies``)."""
-    from assistant.hearing.vosk_engine import load_model
-
-    return inspect(folder, load_model(folder), game_vocabularies() if vocabularies is None else vocabularies)
-
-
-def doctor_check(folder: Path) -> str:
-    """``assistant doctor``'s line on the Vosk model at ``folder``: which model, its kind, and
-    whether every game's command words are in its vocabulary. Raises (ModelError, or
-    RuntimeError naming the words) when it cannot be loaded or cannot hear some game's words."""
-    report = doctor_report(folder)
-    line = f"{report.summary()}\n           " + report.coverage("\n           ")
-    if not report.complete or not report.kind:
-        raise RuntimeError(line)
-    return line
