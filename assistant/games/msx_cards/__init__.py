@@ -54,4 +54,5 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
 
 SPEC = GameSpec("msx-cards", create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "status", "capsules"}), live_lists=("name",),
-                supports_undo=MsxCards.supports_undo)
+                supports_undo=MsxCards.supports_undo, title="the card battle",
+                spoken_names=("[the] card battle", "[the] card game", "cards"))
