@@ -233,3 +233,23 @@ def test_a_games_characters_and_pronunciations_reach_the_voices() -> None:
     finally:
         unregister("dice-casino")
     assert "croupier" not in character_names(Config())
+
+
+def test_no_class_in_the_games_builds_on_a_chain_of_base_classes() -> None:
+    """State by composition: a game's engine holds its phases' state objects; no class in the
+    games has more than one base class of the project's above it (a Game on HandlerGame is one)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import assistant.games
+
+    chains = []
+    for info in pkgutil.walk_packages(assistant.games.__path__, "assistant.games."):
+        module = importlib.import_module(info.name)
+        for cls in vars(module).values():
+            if inspect.isclass(cls) and cls.__module__ == module.__name__:
+                ours = [base for base in cls.__mro__[1:] if base.__module__.startswith("assistant.")]
+                if len(ours) > 1:
+                    chains.append(f"{cls.__qualname__} <- " + " <- ".join(b.__qualname__ for b in ours))
+    assert not chains
