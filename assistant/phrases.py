@@ -8,16 +8,16 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
+from assistant import session
 from assistant.box import phone_phrases
 from assistant.config import Config
 from assistant.engine import Say
 from assistant.games import available, game_spec
-from assistant.session import SESSION_PHRASES
 
 
 def session_phrases(speaker: str) -> list[Say]:
-    """What the session driver itself says (its SESSION_PHRASES)."""
-    return [Say(speaker, text) for text in SESSION_PHRASES]
+    """What the session driver itself says (its SESSION_PHRASES, read when asked)."""
+    return [Say(speaker, text) for text in session.SESSION_PHRASES]
 
 
 def game_phrases(game: str, config: Config, settings: Mapping[str, Any] | None = None) -> list[Say]:
