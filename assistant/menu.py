@@ -6,7 +6,8 @@ A game's name plays it (the ``Box`` around the menu resumes its unfinished game,
 one). On the keypad, R names the next game, 1 the one before, 0 plays the game just named,
 and 2 says which key does what. The menu's sentences are data (menu_sentences.yaml, with the
 box's own commands merged in), like a game's, so the recognizers' grammars and the text
-matcher come from the same source.
+matcher come from the same source. The games, their titles and the names players may say for
+them come from the games' own GameSpecs (the games listed in ``GAMES``, in its order).
 """
 
 from __future__ import annotations
@@ -15,18 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from assistant.engine import Command, Say
-from assistant.games import available
+from assistant.games import available, game_spec
 from assistant.sentences import SentenceSet
 from assistant.session import Announcer, Heard
 
 SPEAKER = "NARRATOR"
-#: How the menu says each game's name, in the order it offers them.
-TITLES = {
-    "omega-virus": "The Omega Virus",
-    "prologue": "Prologue",
-    "msx-cards": "the card battle",
-    "planets": "Battle of the Planets",
-}
 #: The menu's own intents; the box's commands come from the session's sentence file.
 MENU_INTENTS = frozenset({"choose_game", "repeat"})
 #: What the menu takes of the session's sentences (the box answers all but help).
@@ -37,22 +31,29 @@ NOTHING_NAMED = "Press R to hear the games' names, then 0 to play the one named.
 
 
 def offered() -> list[str]:
-    """The games the menu offers: those installed that it has a name for, in its order."""
-    present = set(available())
-    return [name for name in TITLES if name in present]
+    """The games the menu offers: those installed, in the order of ``GAMES``."""
+    return available()
+
+
+def title(game: str) -> str:
+    """How the menu says a game's name (its GameSpec's title)."""
+    return game_spec(game).title
 
 
 def question(games: Sequence[str]) -> str:
-    titles = [TITLES[name] for name in games]
+    titles = [title(name) for name in games]
     if len(titles) > 1:
         titles[-1] = "or " + titles[-1]
     return "Which game? " + (", " if len(titles) > 2 else " ").join(titles) + "."
 
 
 def menu_sentences(games: Sequence[str]) -> SentenceSet:
+    """The menu's sentences, the list of games made of each game's spoken names."""
+    names = {"game": {"values": [{"in": list(game_spec(name).spoken_names), "out": name} for name in games]}}
     sentences = SentenceSet.load_game("assistant", undo=False, filename="menu_sentences.yaml",
-                                      session=SHARED_INTENTS)
-    sentences.lists["game"] = [value for value in sentences.lists["game"] if value.out in games]
+                                      session=SHARED_INTENTS, lists=names)
+    if games:
+        sentences.intents["choose_game"].help = title(games[0]).lower()  # an example of a game's name
     return sentences
 
 
@@ -60,12 +61,12 @@ def menu_phrases(games: Sequence[str] | None = None) -> list[Say]:
     """Everything the menu says with no live content (for the voice cache)."""
     games = offered() if games is None else games
     texts = [question(games), f"Say again? {question(games)}", NOTHING_NAMED, KEYS_HINT, _help(games),
-             *(f"{TITLES[name]}." for name in games)]
+             *(f"{title(name)}." for name in games)]
     return [Say(SPEAKER, text) for text in texts]
 
 
 def _help(games: Sequence[str]) -> str:
-    return (f"Say a game's name: {', '.join(TITLES[name] for name in games)}. {KEYS_HINT} "
+    return (f"Say a game's name: {', '.join(title(name) for name in games)}. {KEYS_HINT} "
             "You can also say louder, quieter, volume five, stop listening, or shut down.")
 
 
@@ -133,7 +134,7 @@ class Menu:
                 step = 1 if button == "R" else -1
                 start = -1 if step == 1 else 0
                 self._named = ((start if self._named is None else self._named) + step) % len(self.games)
-                self.say(f"{TITLES[self.games[self._named]]}.")
+                self.say(f"{title(self.games[self._named])}.")
             else:
                 self.say(KEYS_HINT)
         return Heard.SESSION

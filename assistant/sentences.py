@@ -241,17 +241,18 @@ class SentenceSet:
 
     @classmethod
     def load_game(cls, package: str, undo: bool, filename: str = "sentences.yaml",
-                  session: Iterable[str] | None = None) -> SentenceSet:
+                  session: Iterable[str] | None = None, lists: Mapping[str, Any] | None = None) -> SentenceSet:
         """A game's sentences.yaml with the session's own sentences merged in after it (the
         game's intents first, so they keep their order; ``undo`` only for games that have it).
 
-        ``session``: only these of the session's intents (the spoken menu takes a few)."""
+        ``session``: only these of the session's intents (the spoken menu takes a few);
+        ``lists``: lists made by the caller (the menu's games), first."""
         shared = _read(*SESSION_SENTENCES)
         keep = set(shared["intents"]) if session is None else set(session)
         if not undo:
             keep.discard("undo")
         shared["intents"] = {k: v for k, v in shared["intents"].items() if k in keep}
-        return cls(merge(_read(package, filename), shared), f"{package}/{filename}")
+        return cls(merge({"lists": lists or {}}, _read(package, filename), shared), f"{package}/{filename}")
 
     def _parse_list(self, name: str, spec: Any) -> list[ListValue]:
         if isinstance(spec, dict) and "range" in spec:

@@ -288,11 +288,12 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
                 print(f"{label}: not installed: {error}", file=out)
     if not getattr(args, "skip_voices", False):
         try:
+            from assistant.phrases import every_game
             from assistant.voice.prepare import prepare_voice_cache
 
             print("Voices: rendering every fixed phrase of every game. You need not wait: a game "
                   "renders its own phrases in the background when it starts.", file=out, flush=True)
-            print(prepare_voice_cache(config, out=out), file=out)
+            print(prepare_voice_cache(config, every_game(config), out=out), file=out)
         except KeyboardInterrupt:
             failed = True
             print("\nVoices: stopped; what was rendered is kept, and `assistant setup` goes on from there.",

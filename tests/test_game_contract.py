@@ -162,3 +162,94 @@ def test_hands_free_play_changes_only_what_the_spec_says() -> None:
         if other is not omega:
             plain = other.settings_from_config(Config())
             assert other.live_settings(plain, Config(), False) == plain
+
+
+#: What may name no game: the menu and the voices learn every game from its GameSpec.
+KNOWS_NO_GAME = ("menu.py", "menu_sentences.yaml", "voice/characters.py", "voice/text.py", "voice/prepare.py")
+
+
+def _code_strings(path: Path) -> str:
+    """The strings a module's code holds (its docstrings and comments left out), or a data file's text."""
+    import ast
+
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".py":
+        return "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+    tree = ast.parse(text)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return "\n".join(node.value for node in ast.walk(tree)
+                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings)
+
+
+def test_the_menu_and_the_voices_name_no_game() -> None:
+    """A game's title, spoken names, characters and pronunciations are its GameSpec's alone."""
+    import assistant
+    from assistant.games import specs
+
+    root = Path(assistant.__file__).parent
+    facts = {fact.lower() for spec in specs()
+             for fact in (spec.name, spec.title, *spec.characters, *spec.pronounce)}
+    for name in KNOWS_NO_GAME:
+        strings = _code_strings(root / name).lower()
+        assert not [fact for fact in facts if fact in strings], name
+
+
+def test_the_voice_cache_is_given_its_phrases() -> None:
+    """voice/prepare.py renders what it is given: it imports neither the box, the session nor a game."""
+    import ast
+
+    import assistant
+
+    tree = ast.parse((Path(assistant.__file__).parent / "voice" / "prepare.py").read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not {m for m in imported if m and (m in ("assistant.box", "assistant.session")
+                                              or m.startswith("assistant.games"))}
+
+
+def test_a_games_characters_and_pronunciations_reach_the_voices() -> None:
+    from dataclasses import replace
+
+    from assistant.games import register, unregister
+    from assistant.voice.characters import CharacterSpec, character_for, character_names
+    from tests import example_game
+
+    croupier = {"voice": "", "length_scale": 1.3, "noise_scale": 0.5, "noise_w_scale": 0.5, "volume": 0.9,
+                "effects": [{"type": "pitch", "semitones": 3}]}
+    register(replace(example_game.SPEC, name="dice-casino", characters={"croupier": croupier},
+                     pronounce={"D6": "dee six"}))
+    try:
+        from assistant.voice.text import speakable
+
+        config = Config()
+        names = character_names(config)
+        assert "croupier" in names and "virus" in names and names[-1] == "narrator"
+        assert character_for("CROUPIER", dict.fromkeys(names)) == "croupier"
+        spec = CharacterSpec.from_config(config, "croupier")
+        assert (spec.length_scale, spec.volume, len(spec.effects)) == (1.3, 0.9, 1)
+        assert speakable("Roll the D6, BSat1.") == "Roll the dee six, B Sat one."
+    finally:
+        unregister("dice-casino")
+    assert "croupier" not in character_names(Config())
+
+
+def test_no_class_in_the_games_builds_on_a_chain_of_base_classes() -> None:
+    """State by composition: a game's engine holds its phases' state objects; no class in the
+    games has more than one base class of the project's above it (a Game on HandlerGame is one)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import assistant.games
+
+    chains = []
+    for info in pkgutil.walk_packages(assistant.games.__path__, "assistant.games."):
+        module = importlib.import_module(info.name)
+        for cls in vars(module).values():
+            if inspect.isclass(cls) and cls.__module__ == module.__name__:
+                ours = [base for base in cls.__mro__[1:] if base.__module__.startswith("assistant.")]
+                if len(ours) > 1:
+                    chains.append(f"{cls.__qualname__} <- " + " <- ".join(b.__qualname__ for b in ours))
+    assert not chains

@@ -76,3 +76,33 @@ voice:
     entries = [json.loads(line) for line in journals[0].read_text().splitlines()[1:]]
     assert [e["cmd"]["intent"] for e in entries if "cmd" in e] == ["skill"]
     assert len(repeats) <= MAX_REPEATS, repeats
+
+
+def test_hands_free_with_no_devices_names_the_missing_speaker_and_microphone(tmp_path: Path) -> None:
+    """No audio server at all: the game waits for a speaker before it listens, so the microphone
+    is tried at the start too, and the player reads of both."""
+    import os
+    import subprocess
+    import time
+
+    from tests.live_helpers import Lines, play_command
+
+    config = tmp_path / "config.yaml"
+    config.write_text("recognizer: pocketsphinx\nkeypad:\n  source: none\nvoice:\n  render_at_start: false\n",
+                      encoding="utf-8")
+    env = {**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state"),
+           "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}
+    proc = subprocess.Popen(play_command(config, "--seed", "3", "--new"), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    errors = Lines(proc.stderr)
+    try:
+        deadline = time.monotonic() + 90
+        while not (any(line.startswith("microphone: ") for line in errors.lines)
+                   and any("speaker is not working" in line for line in errors.lines)):
+            assert time.monotonic() < deadline, f"not both named: {errors.lines}"
+            time.sleep(0.2)
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    microphone = next(line for line in errors.lines if line.startswith("microphone: "))
+    assert "No microphone found" in microphone, microphone

@@ -11,9 +11,9 @@ import pytest
 from assistant.box import Box, Games, Power
 from assistant.config import Config
 from assistant.engine import Command
-from assistant.games import game_spec, specs
+from assistant.games import GAMES, game_spec, specs
 from assistant.journal import find_unfinished
-from assistant.menu import TITLES, Menu, menu_phrases, menu_sentences, offered, question
+from assistant.menu import Menu, menu_phrases, menu_sentences, offered, question, title
 from assistant.session import BOX_INTENTS, SESSION_PHRASES, Heard, PrintAnnouncer, Session
 from assistant.volume import LOUDEST, VOLUME_FILE, Volume, gain
 from tests.harness import state_of
@@ -54,9 +54,31 @@ def test_the_menu_asks_which_game_and_each_name_plays_it() -> None:
     assert offered() == ["omega-virus", "prologue", "msx-cards", "planets"]
     assert f"NARRATOR: {question(offered())}" == QUESTION
     sentences = menu_sentences(offered())
-    for name, title in TITLES.items():
-        assert sentences.match_all(title) == [Command("choose_game", {"game": name})], title
-        assert sentences.match(f"let's play {title}") == Command("choose_game", {"game": name})
+    for name in offered():
+        said = title(name)
+        assert sentences.match_all(said) == [Command("choose_game", {"game": name})], said
+        assert sentences.match(f"let's play {said}") == Command("choose_game", {"game": name})
+
+
+def test_a_game_added_as_the_guide_says_is_offered_and_played_through_the_menu(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/adding-a-game.md: one package and one line in GAMES, nothing else."""
+    monkeypatch.setitem(GAMES, "dice-race", "tests.example_game")
+    box, out = menu_box(tmp_path)
+    assert out == [QUESTION.replace(", or Battle of the Planets.", ", Battle of the Planets, or the dice race.")]
+    box.hear("what can I say")
+    assert "the dice race" in out[-1]
+    for button in ("1", "1", "R"):
+        box.press([button])
+    assert out[-2:] == ["NARRATOR: Battle of the Planets.", "NARRATOR: the dice race."]
+    assert box.hear("let's play the dice race") == Heard.ACCEPTED
+    assert isinstance(box.session, Session) and box.session.game_name == "dice-race"
+    assert out[-1] == "NARRATOR: Dice race: first to the target wins. Red starts. Say roll."
+    while not box.session.game.is_over():
+        assert box.hear("roll the die") == Heard.ACCEPTED
+    assert any(line.endswith("wins!") for line in out)
+    said = {line.split(": ", 1)[1] for line in out[:5]}
+    assert said <= {p.text for p in menu_phrases()}  # its name was rendered ahead with the menu's
 
 
 def test_every_menu_sentence_stands_for_exactly_one_command() -> None:
@@ -121,9 +143,9 @@ def test_the_keypad_names_the_games_in_turn_and_0_plays_the_one_named(tmp_path: 
     assert out[-1] == "NARRATOR: Press R to hear the games' names, then 0 to play the one named."
     box.press(["2"])
     assert out[-1] == "NARRATOR: On the keypad, R names the next game, 1 the one before, and 0 plays it."
-    for title in ["The Omega Virus", "Prologue", "the card battle", "Battle of the Planets", "The Omega Virus"]:
+    for name in ["The Omega Virus", "Prologue", "the card battle", "Battle of the Planets", "The Omega Virus"]:
         box.press(["R"])
-        assert out[-1] == f"NARRATOR: {title}."
+        assert out[-1] == f"NARRATOR: {name}."
     box.press(["1"])
     assert out[-1] == "NARRATOR: Battle of the Planets."
     box.press(["0"])

@@ -7,7 +7,6 @@ Commands are typed as a player would say them and matched by the game's own sent
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -19,6 +18,7 @@ from assistant.games import msx_cards
 from assistant.games.msx_cards.combat import strike
 from assistant.games.msx_cards.engine import BATTLE, BONUS, BOSS_FIGHT, EXTRA, LOST, WON, MsxCards, MsxSettings
 from assistant.games.msx_cards.tables import Capsule, Tables, load_tables
+from tests.harness import state_of
 
 SENTENCES = msx_cards.sentences()
 STRONG = "my fighter: attack 20, defense -8, vitality 99, pentagon 3, race blue"
@@ -93,12 +93,11 @@ def enemy(**kw: Any) -> str:
 
 def unchanged(game: MsxCards, command: Command) -> str:
     """Apply a command that must be refused; check that nothing changed; the spoken reason."""
-    before = {k: copy.deepcopy(v) for k, v in vars(game).items() if k != "rng"}
+    before = state_of(game)
     rolls = list(dice(game).rolls)
     with pytest.raises(NotAllowed) as refused:
         game.handle(command)
-    after = {k: v for k, v in vars(game).items() if k != "rng"}
-    assert after == before
+    assert state_of(game) == before
     assert dice(game).rolls == rolls
     return str(refused.value)
 

@@ -18,8 +18,8 @@ from assistant.engine import Output
 from assistant.games import GAMES, game_spec
 from assistant.live.run import TableBox, hand_over_said
 from assistant.phone import PhoneKeypad, PhoneSettings
+from assistant.phrases import game_phrases
 from assistant.session import SESSION_PHRASES, Session
-from assistant.voice.prepare import game_phrases
 from tests.live_helpers import FakeMic
 from tests.test_phone_server import Phone, Speaker, live_loop, run
 

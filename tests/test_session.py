@@ -166,7 +166,7 @@ def test_session_phrases_are_what_the_driver_says() -> None:
     voice cache holds real sentences), and the voice cache preparation includes them."""
     from assistant import session
     from assistant.config import Config
-    from assistant.voice.prepare import game_phrases
+    from assistant.phrases import game_phrases
 
     root = Path(session.__file__).parent
     source = "".join((root / name).read_text() for name in ("session.py", "box.py", "live/run.py", "live/loop.py"))

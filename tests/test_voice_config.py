@@ -9,7 +9,7 @@ import pytest
 
 from assistant.config import PROJECT_ROOT, Config
 from assistant.voice import effects as fx
-from assistant.voice.characters import DEFAULT_CHARACTERS, CharacterSpec, character_for, character_names
+from assistant.voice.characters import CharacterSpec, character_for, character_names, default_characters
 from assistant.voice.sounds import BUILTIN_SOUNDS, SoundBoard, render_sound, sound_table
 from assistant.voice.synth import VoiceMissing, bundled_voice, resolve_voice, voice_id
 from assistant.voice.voices import Voices, VoiceSettings
@@ -20,7 +20,7 @@ def test_defaults_without_a_config() -> None:
     virus = CharacterSpec.from_config(config, "virus")
     bsat1 = CharacterSpec.from_config(config, "bsat1")
     assert config.problems == []
-    assert virus.effects == fx.parse_chain(DEFAULT_CHARACTERS["virus"]["effects"])[0]
+    assert virus.effects == fx.parse_chain(default_characters()["virus"]["effects"])[0]
     assert bsat1.glitch is not None and virus.glitch is None
     assert virus.fingerprint("v") != bsat1.fingerprint("v")
     settings = VoiceSettings.from_config(config)
@@ -41,7 +41,7 @@ def test_character_settings_and_their_problems() -> None:
         "      - {type: echo, delay: 0.2}\n",
         Path("config.yaml"))
     virus = CharacterSpec.from_config(config, "virus")
-    assert virus.length_scale == DEFAULT_CHARACTERS["virus"]["length_scale"]
+    assert virus.length_scale == default_characters()["virus"]["length_scale"]
     assert virus.noise_scale == 0.4
     assert virus.effects == (fx.Pitch(-3), fx.Echo(delay=0.2))
     problems = "\n".join(config.problems)

@@ -25,6 +25,7 @@ import pytest
 from assistant.config import Config
 from assistant.engine import Game, Say
 from assistant.games import GAMES, GameSpec
+from assistant.phrases import every_game
 from assistant.sentences import SentenceSet
 from assistant.voice.announcer import SpokenAnnouncer
 from assistant.voice.cache import read_wav
@@ -220,12 +221,12 @@ def test_prepare_renders_each_game_once(voices: Voices, monkeypatch: pytest.Monk
     monkeypatch.setitem(GAMES, "unwritten-game", "assistant.games.voice_test_not_written")
     monkeypatch.setattr("assistant.session.SESSION_PHRASES", ("Say again?",))  # the driver's own, too
     config = Config.from_text(f"voice: {{cache_dir: {tmp_path}}}\n")
-    summary = prepare_voice_cache(config, ["test-game", "unwritten-game"])
+    summary = prepare_voice_cache(config, every_game(config, ["test-game", "unwritten-game"]))
     assert "4 sentences for test-game (4 rendered now, 0 already cached)" in summary
     assert "Skipped: unwritten-game (No module named" in summary
     assert len(list(tmp_path.glob("*.wav"))) == 4
     bar = io.StringIO()
-    again = prepare_voice_cache(config, ["test-game"], out=bar)
+    again = prepare_voice_cache(config, every_game(config, ["test-game"]), out=bar)
     assert "(0 rendered now, 4 already cached)" in again
     assert "Voices: 100%" in bar.getvalue() and "4/4" in bar.getvalue()  # the progress bar
 

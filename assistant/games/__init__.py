@@ -2,10 +2,11 @@
 
 Each game package declares a ``SPEC = GameSpec(...)``: how to make a game, its sentences,
 its settings, what it says, which of its commands only ask, whether it can take a command
-back, what hands-free play changes in its settings and how urgent it is. The session, the
-announcer and the tools use only this, never a game's name or the attributes of its engine.
-A game offered to players is one package and one line in ``GAMES``; docs/adding-a-game.md
-walks through it.
+back, what hands-free play changes in its settings and how urgent it is; and how it is named
+in the spoken menu, who speaks in it with which voice, and how its written names are said.
+The session, the menu, the voices and the tools use only this, never a game's name or the
+attributes of its engine. A game offered to players is one package and one line in
+``GAMES``; docs/adding-a-game.md walks through it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -111,10 +112,25 @@ class GameSpec:
     #: and the colors a phone keypad may join as (none: the game takes no phones).
     private_request: Callable[[Game], PrivateRequest | None] = no_private_request
     private_colors: tuple[str, ...] = ()
+    #: How the spoken menu says the game ("The Omega Virus"; the name, if none), and what
+    #: players may say there to choose it, as sentence templates ("[the] omega virus"; the
+    #: title in lower case, if none).
+    title: str = ""
+    spoken_names: tuple[str, ...] = ()
+    #: The game's own characters: a speaker's name in lower case ("virus" for VIRUS) -> its
+    #: voice's defaults (voice, length_scale, noise_scale, noise_w_scale, volume, effects), each
+    #: editable under ``characters.<name>`` in config.yaml. Other speakers have the narrator's.
+    characters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False)
+    #: How names the game writes are said ("BSat1": "B Sat one"); ``voice.pronounce`` adds more.
+    pronounce: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if "repeat" not in self.query_intents:
             object.__setattr__(self, "query_intents", self.query_intents | {"repeat"})
+        if not self.title:
+            object.__setattr__(self, "title", self.name)
+        if not self.spoken_names:
+            object.__setattr__(self, "spoken_names", (self.title.lower(),))
 
     def is_live(self, text: str) -> bool:
         """Whether a sentence the game says is made with live content (not a fixed phrase)."""
@@ -168,6 +184,24 @@ def spec_of(module: ModuleType) -> GameSpec:
 def specs() -> list[GameSpec]:
     """Every game known now: the ones offered to players, then any registered at run time."""
     return [game_spec(name) for name in available()] + list(_REGISTERED.values())
+
+
+def characters() -> dict[str, Mapping[str, Any]]:
+    """Every known game's characters, by name (the first game to declare a name keeps it)."""
+    found: dict[str, Mapping[str, Any]] = {}
+    for spec in specs():
+        for name, character in spec.characters.items():
+            found.setdefault(name, character)
+    return found
+
+
+def pronunciations() -> dict[str, str]:
+    """How every known game's written names are said."""
+    found: dict[str, str] = {}
+    for spec in specs():
+        for written, spoken in spec.pronounce.items():
+            found.setdefault(written, spoken)
+    return found
 
 
 def all_query_intents() -> frozenset[str]:

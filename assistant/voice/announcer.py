@@ -190,7 +190,7 @@ class SpokenAnnouncer:
         """Render the game's fixed phrases that are not cached yet, in the background."""
         if self.voices is None:
             return
-        from assistant.voice.prepare import game_phrases
+        from assistant.phrases import game_phrases
 
         try:
             phrases = game_phrases(game, config, settings)

@@ -1,19 +1,9 @@
 """The characters that speak: a Piper voice, its synthesis settings and an effect chain each.
 
-Defaults (all editable in config.yaml under ``characters:``):
-
-- ``virus``: the Omega Virus. Pitch lowered five semitones with its formants kept (deep but
-  clear), a sub-octave copy layered under it and a 40 Hz ring modulator (nothing human
-  sounds like that). Curt: slightly fast, flat delivery. (Saturation and echo sounded
-  meaner but cost intelligibility: PocketSphinx lost final words; add them in config.yaml
-  if your table likes them.)
-- ``bsat1``: the BattleSat 1 station computer. Robotized to a monotone buzz at 165 Hz,
-  crushed to 8 bits at half the sample rate, then thinned to a 350-5000 Hz band (which
-  also takes the crush's hiss away from the words); it glitches, more as time runs out
-  (the ``glitch`` effect, applied live).
-- ``narrator``: the plain voice, for the other games.
-
-Any speaker name that has no character of its own is spoken by the narrator.
+Each game declares its own characters and their defaults (its GameSpec's ``characters``);
+the narrator, the plain voice, is everyone else's. All of them are editable in config.yaml
+under ``characters:``, and config.yaml may add more. Any speaker name that has no character
+of its own is spoken by the narrator.
 """
 
 from __future__ import annotations
@@ -25,46 +15,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant.config import Config
+from assistant.games import characters
 from assistant.voice.effects import Effect, Glitch, describe, fixed_part, glitch_of, parse_chain
 
-DEFAULT_CHARACTERS: dict[str, dict[str, Any]] = {
-    "virus": {
-        "voice": "",
-        "length_scale": 0.95,
-        "noise_scale": 0.5,
-        "noise_w_scale": 0.6,
-        "volume": 1.0,
-        "effects": [
-            {"type": "pitch", "semitones": -5},
-            {"type": "layer", "semitones": -12, "mix": 0.35},
-            {"type": "ring", "frequency": 40, "mix": 0.25},
-        ],
-    },
-    "bsat1": {
-        "voice": "",
-        "length_scale": 1.0,
-        "noise_scale": 0.3,
-        "noise_w_scale": 0.3,
-        "volume": 1.0,
-        "effects": [
-            {"type": "robot", "pitch_hz": 165},
-            {"type": "crush", "bits": 8, "hold": 2},
-            {"type": "band", "low": 350, "high": 5000},
-            {"type": "glitch", "rate": 0.1, "urgent_rate": 1.0},
-        ],
-    },
-    "narrator": {
-        "voice": "",
-        "length_scale": 1.0,
-        "noise_scale": 0.667,
-        "noise_w_scale": 0.8,
-        "volume": 1.0,
-        "effects": [],
-    },
+#: The plain voice, for every speaker without a character of its own.
+NARRATOR_DEFAULTS: dict[str, Any] = {
+    "voice": "",
+    "length_scale": 1.0,
+    "noise_scale": 0.667,
+    "noise_w_scale": 0.8,
+    "volume": 1.0,
+    "effects": [],
 }
 
-#: The game speakers of the Omega Virus, and the fallback for every other speaker.
+#: The fallback for every speaker without a character of its own.
 NARRATOR = "narrator"
+
+
+def default_characters() -> dict[str, Mapping[str, Any]]:
+    """Every game's characters, then the narrator, with their defaults."""
+    return {**characters(), NARRATOR: NARRATOR_DEFAULTS}
 
 
 @dataclass(frozen=True)
@@ -101,7 +71,7 @@ class CharacterSpec:
     @classmethod
     def from_config(cls, config: Config, name: str) -> CharacterSpec:
         """Read ``characters.<name>``; bad values are reported in ``config.problems``."""
-        defaults = DEFAULT_CHARACTERS.get(name, DEFAULT_CHARACTERS[NARRATOR])
+        defaults = default_characters().get(name, NARRATOR_DEFAULTS)
         base = f"characters.{name}"
         given: dict[str, Any] = config.get(base, {})
         for key in given:
@@ -129,8 +99,8 @@ class CharacterSpec:
 
 
 def character_names(config: Config) -> list[str]:
-    """The default characters plus any extra ones defined in config.yaml."""
-    names = list(DEFAULT_CHARACTERS)
+    """The games' characters and the narrator, plus any extra ones defined in config.yaml."""
+    names = list(default_characters())
     extra: dict[str, Any] = config.get("characters", {})
     names.extend(str(n).lower() for n in extra if str(n).lower() not in names)
     return names

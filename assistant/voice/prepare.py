@@ -1,43 +1,21 @@
-"""Rendering every fixed phrase of every game once, so no answer waits for synthesis."""
+"""Rendering every fixed phrase of every game once, so no answer waits for synthesis. The
+phrases are given (``assistant.phrases`` lists them): the voices know no game."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any, TextIO
+from collections.abc import Callable, Mapping, Sequence
+from typing import TextIO
 
-from assistant.box import phone_phrases
 from assistant.config import Config
 from assistant.engine import Say
-from assistant.games import available, game_spec
 from assistant.voice.voices import Voices
 
 
-def session_phrases(speaker: str) -> list[Say]:
-    """What the session driver itself says (its SESSION_PHRASES)."""
-    from assistant import session
-
-    return [Say(speaker, text) for text in session.SESSION_PHRASES]
-
-
-def game_phrases(game: str, config: Config, settings: Mapping[str, Any] | None = None) -> list[Say]:
-    """The fixed phrases of one game (by command-line name), plus the driver's own and, for a
-    game whose players take colors on phones, the box's lines about phones."""
-    spec = game_spec(game)
-    if settings is None:
-        settings = spec.settings_from_config(config)
-    phrases = list(spec.fixed_phrases(settings))
-    speakers = [p.speaker for p in phrases]
-    first = speakers[0] if speakers else "NARRATOR"
-    try:
-        first = spec.create(0, settings).speakers[0]
-    except Exception:  # the speaker of the first phrase is a fine stand-in
-        pass
-    return phrases + session_phrases(first) + [Say(first, text) for text in phone_phrases(spec.private_colors)]
-
-
-def prepare_voice_cache(config: Config, games: list[str] | None = None, out: TextIO | None = None) -> str:
-    """Render each game's fixed phrases for its characters; a one-line summary.
+def prepare_voice_cache(config: Config, games: Mapping[str, Callable[[], Sequence[Say]]],
+                        out: TextIO | None = None) -> str:
+    """Render each game's fixed phrases (``games``: name -> its phrases, as
+    ``assistant.phrases.every_game`` lists them) for its characters; a one-line summary.
 
     With ``out``, a progress bar (how many of all the sentences are ready) is drawn there."""
     start = time.monotonic()
@@ -45,9 +23,9 @@ def prepare_voice_cache(config: Config, games: list[str] | None = None, out: Tex
     done: list[str] = []
     skipped: list[str] = []
     phrases: list[Say] = []
-    for game in games if games is not None else available():
+    for game, listed in games.items():
         try:
-            phrases += game_phrases(game, config)
+            phrases += listed()
         except Exception as error:  # one broken game must not stop the others
             skipped.append(f"{game} ({error})")
             continue

@@ -2,8 +2,9 @@
 
 Rules (the players' ears decide, so they are simple and documented):
 
-- Names from the pronunciation table first: ``BSat1`` is said "B Sat one" (the table is
-  data; ``voice.pronounce`` in config.yaml adds or overrides entries).
+- Names from the pronunciation table first: ``BSat1`` is said "B Sat one" (each game
+  declares its own in its GameSpec; ``voice.pronounce`` in config.yaml adds or overrides
+  entries).
 - A number followed by a counting word (``5 minutes``, ``30 seconds``, ``2 shields``) is a
   quantity: "five minutes". So is any other number of one or two digits without a leading
   zero ("player 2" -> "player two").
@@ -18,17 +19,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from assistant.games import pronunciations
 from assistant.games.words import minutes_seconds
 from assistant.sentences import number_words
 
-DEFAULT_PRONOUNCE: dict[str, str] = {
-    "BSat1": "B Sat one",
-    "BSat 1": "B Sat one",
-    "B-Sat 1": "B Sat one",
-    "BSat": "B Sat",
-    "BattleSat1": "Battle Sat one",
-    "BattleSat": "Battle Sat",
-}
+
+def default_pronounce() -> dict[str, str]:
+    """The games' own pronunciations (their GameSpecs'), which ``voice.pronounce`` adds to."""
+    return pronunciations()
+
 
 #: Words after which a number is a quantity ("5 minutes"), not a code.
 COUNTING_WORDS = frozenset(
@@ -88,8 +87,9 @@ def _number(match: re.Match[str]) -> str:
 
 
 def speakable(text: str, pronounce: Mapping[str, str] | None = None) -> str:
-    """``text`` with names, numbers and symbols written out as words."""
-    table = DEFAULT_PRONOUNCE if pronounce is None else pronounce
+    """``text`` with names, numbers and symbols written out as words (names from ``pronounce``,
+    else from the games' own tables)."""
+    table = default_pronounce() if pronounce is None else pronounce
     text = _apply_pronounce(text, table)
     text = _CLOCK.sub(_clock, text)
     text = _NUMBER.sub(_number, text)

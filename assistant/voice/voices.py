@@ -26,7 +26,7 @@ from assistant.voice.characters import CharacterSpec, character_for, character_n
 from assistant.voice.effects import Audio, from_int16, to_int16
 from assistant.voice.sounds import SoundBoard, sound_table
 from assistant.voice.synth import VoiceBank, VoiceMissing, resolve_voice, voice_id
-from assistant.voice.text import DEFAULT_PRONOUNCE, spoken_sentences
+from assistant.voice.text import default_pronounce, spoken_sentences
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,11 @@ class VoiceSettings:
     render_at_start: bool = True
     memory_cache_mb: int = 64
     pause_seconds: float = 0.12
-    pronounce: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PRONOUNCE))
+    pronounce: dict[str, str] = field(default_factory=default_pronounce)
 
     @classmethod
     def from_config(cls, config: Config) -> VoiceSettings:
-        pronounce = dict(DEFAULT_PRONOUNCE)
+        pronounce = default_pronounce()
         table: dict[str, Any] = config.get("voice.pronounce", {})
         for written, spoken in table.items():
             if not isinstance(spoken, str | int | float) or isinstance(spoken, bool):

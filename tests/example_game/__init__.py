@@ -133,4 +133,5 @@ def settings_from_config(config: Config) -> dict[str, Any]:
 
 
 SPEC = GameSpec("dice-race", create, sentences, fixed_phrases, settings_from_config,
-                query_intents=frozenset({"repeat", "score"}), supports_undo=DiceRace.supports_undo)
+                query_intents=frozenset({"repeat", "score"}), supports_undo=DiceRace.supports_undo,
+                title="the dice race", spoken_names=("[the] dice race",))

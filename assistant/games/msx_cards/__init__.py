@@ -12,7 +12,7 @@ from typing import Any
 from assistant.config import Config
 from assistant.engine import Say, make_rng
 from assistant.games import GameSpec
-from assistant.games.msx_cards.battle import MsxSettings
+from assistant.games.msx_cards.campaign import MsxSettings
 from assistant.games.msx_cards.engine import MsxCards
 from assistant.games.msx_cards.phrases import fixed_phrases as _fixed_phrases
 from assistant.games.msx_cards.tables import KINDS, load_tables
@@ -54,4 +54,5 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
 
 SPEC = GameSpec("msx-cards", create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "status", "capsules"}), live_lists=("name",),
-                supports_undo=MsxCards.supports_undo)
+                supports_undo=MsxCards.supports_undo, title="the card battle",
+                spoken_names=("[the] card battle", "[the] card game", "cards"))

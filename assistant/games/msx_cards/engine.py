@@ -11,12 +11,15 @@ seed and commands give the same game, which is what undo and resume rely on.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from assistant.engine import Command, NotAllowed, Output, Say
 from assistant.games.msx_cards import phrases as P
-from assistant.games.msx_cards.battle import (
+from assistant.games.msx_cards.battle import Battle
+from assistant.games.msx_cards.boss import BossFight
+from assistant.games.msx_cards.campaign import (
     BATTLE,
     BONUS,
     BOSS_FIGHT,
@@ -26,25 +29,62 @@ from assistant.games.msx_cards.battle import (
     NEED_ENEMY,
     NEED_FIGHTER,
     WON,
+    Campaign,
     MsxSettings,
+    Phase,
 )
-from assistant.games.msx_cards.boss import BossFight
-from assistant.games.msx_cards.combat import (
-    ENEMY,
-    PLAYER,
-    Fighter,
-)
-from assistant.games.msx_cards.tables import Card
+from assistant.games.msx_cards.combat import ENEMY, PLAYER, Effect, Fighter
+from assistant.games.msx_cards.tables import Card, Tables, World
+from assistant.games.parts import Held
 
 NARRATOR = P.NARRATOR
 
 
-class MsxCards(BossFight):
-    """The game. ``handle`` takes a Command; every roll is announced with its arithmetic."""
+class MsxCards:
+    """The game. ``handle`` takes a Command; every roll is announced with its arithmetic. It
+    holds the campaign (the state every stage shares), the battle and the Boss fight."""
 
     name: ClassVar[str] = "msx-cards"
     speakers: ClassVar[tuple[str, ...]] = (NARRATOR,)
     supports_undo: ClassVar[bool] = True
+
+    def __init__(self, rng: random.Random, settings: MsxSettings | None = None) -> None:
+        self.campaign = Campaign(rng, settings or MsxSettings())
+        self.battle = Battle(self.campaign, self)
+        self.boss = BossFight(self.campaign, self.battle)
+        #: What ``repeat`` says again.
+        self._last: list[Output] = []
+
+    # ------------------------------------------------------------------ the parts, as read from outside
+
+    rng: Held[random.Random] = Held("campaign")
+    settings: Held[MsxSettings] = Held("campaign")
+    world_index: Held[int] = Held("campaign")
+    stage: Held[Phase] = Held("campaign")
+    defeats: Held[int] = Held("campaign")
+    deaths: Held[int] = Held("campaign")
+    player: Held[Fighter | None] = Held("campaign")
+    enemy: Held[Fighter | None] = Held("campaign")
+    fighters: Held[list[Fighter]] = Held("campaign")
+    effects: Held[list[Effect]] = Held("campaign")
+    player_name: Held[str] = Held("campaign")
+    outcome: Held[str] = Held("campaign")
+    events_seen: Held[int] = Held("campaign")
+    next_actor: Held[str] = Held("battle")
+    boss_turn: Held[int] = Held("boss")
+    boss_first: Held[bool] = Held("boss")
+
+    @property
+    def tables(self) -> Tables:
+        return self.campaign.tables
+
+    @property
+    def world(self) -> World:
+        return self.campaign.world
+
+    @property
+    def phase(self) -> Phase:
+        return self.campaign.phase
 
     # ------------------------------------------------------------------ Game protocol
 
@@ -136,7 +176,7 @@ class MsxCards(BossFight):
 
     def _bring(self, side: str, card: Card, drawn: bool = False) -> list[Output]:
         out: list[Output] = [P.say(P.entered(self._enter(side, card), drawn))]
-        self._proceed(out)
+        self.proceed(out)
         return out
 
     def _actions(self) -> dict[str, Callable[[Mapping[str, str]], list[Output]]]:
@@ -164,24 +204,27 @@ class MsxCards(BossFight):
             raise NotAllowed("The card file has no cards to draw. Say the enemy's numbers instead.")
         return self._bring(ENEMY, self.rng.choice(self.tables.cards), drawn=True)
 
-    def _proceed(self, out: list[Output]) -> None:
+    def boss_kills(self, out: list[Output]) -> None:
+        self.boss.kills(out)
+
+    def proceed(self, out: list[Output]) -> None:
         """After a fighter came or fell: start the next battle, the Boss, or wait for a card."""
         if self.stage != BATTLE or self.player is None:
             return
         if self.defeats >= self.settings.enemies_per_world:
-            self._world_cleared(out)
+            self.boss.world_cleared(out)
         elif self.enemy is not None:
-            self._new_battle(out)
+            self.battle.start(out)
 
     # ------------------------------------------------------------------ commands
 
     def _do_attack(self, slots: Mapping[str, str], slot: int | None = None) -> list[Output]:
         out: list[Output] = []
         if self.stage == BOSS_FIGHT:
-            self._boss_player_turn(slot, out)
+            self.boss.player_turn(slot, out)
         else:
-            self._player_action(out, slot)
-            self._run_enemy(out)
+            self.battle.player_action(out, slot)
+            self.battle.run_enemy(out)
         return out
 
     def _do_capsule(self, slots: Mapping[str, str]) -> list[Output]:
@@ -197,7 +240,7 @@ class MsxCards(BossFight):
 
     def _do_roll(self, slots: Mapping[str, str]) -> list[Output]:
         if self.stage in (BONUS, EXTRA):
-            return self._screen_roll()
+            return self.boss.screen_roll()
         return self._do_attack(slots)
 
     def _do_set_stat(self, slots: Mapping[str, str]) -> list[Output]:
@@ -219,9 +262,9 @@ class MsxCards(BossFight):
         out: list[Output] = [P.say(P.stat_set(who, stat, value))]
         if fighter.vitality == 0:
             if self.stage == BOSS_FIGHT:
-                self._boss_kills(out)
+                self.boss.kills(out)
             else:
-                self._fall([fighter], out)
+                self.battle.fall([fighter], out)
         return out
 
     def _do_capsules(self, slots: Mapping[str, str]) -> list[Output]:
@@ -294,9 +337,9 @@ class MsxCards(BossFight):
             parts.append(f"Defeats {self.defeats} of {self.settings.enemies_per_world}, deaths {self.deaths} of "
                          f"{self.settings.deaths_per_world}.")
         if self.player is not None:
-            parts.append(P.fighter_status(self.player, self._capsules_of(PLAYER)))
+            parts.append(P.fighter_status(self.player, self.campaign.capsules_of(PLAYER)))
         if self.enemy is not None:
-            parts.append(P.fighter_status(self.enemy, self._capsules_of(ENEMY)))
+            parts.append(P.fighter_status(self.enemy, self.campaign.capsules_of(ENEMY)))
         parts.append(self._prompt().text)
         return " ".join(parts)
 

@@ -156,6 +156,53 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     return list(seen.values())
 
 
+#: The game's two voices (config.yaml's ``characters.virus`` and ``characters.bsat1`` edit them).
+#: The Virus: pitch lowered five semitones with its formants kept (deep but clear), a
+#: sub-octave copy layered under it and a 40 Hz ring modulator (nothing human sounds like
+#: that); curt: slightly fast, flat delivery. (Saturation and echo sounded meaner but cost
+#: intelligibility: PocketSphinx lost final words.) BSat1, the BattleSat 1 station computer:
+#: robotized to a monotone buzz at 165 Hz, crushed to 8 bits at half the sample rate, then
+#: thinned to a 350-5000 Hz band (which also takes the crush's hiss away from the words); it
+#: glitches, more as time runs out (the ``glitch`` effect, applied live).
+CHARACTERS: dict[str, dict[str, Any]] = {
+    "virus": {
+        "voice": "",
+        "length_scale": 0.95,
+        "noise_scale": 0.5,
+        "noise_w_scale": 0.6,
+        "volume": 1.0,
+        "effects": [
+            {"type": "pitch", "semitones": -5},
+            {"type": "layer", "semitones": -12, "mix": 0.35},
+            {"type": "ring", "frequency": 40, "mix": 0.25},
+        ],
+    },
+    "bsat1": {
+        "voice": "",
+        "length_scale": 1.0,
+        "noise_scale": 0.3,
+        "noise_w_scale": 0.3,
+        "volume": 1.0,
+        "effects": [
+            {"type": "robot", "pitch_hz": 165},
+            {"type": "crush", "bits": 8, "hold": 2},
+            {"type": "band", "low": 350, "high": 5000},
+            {"type": "glitch", "rate": 0.1, "urgent_rate": 1.0},
+        ],
+    },
+}
+
+#: How the station's name is said, however it is written.
+PRONOUNCE = {
+    "BSat1": "B Sat one",
+    "BSat 1": "B Sat one",
+    "B-Sat 1": "B Sat one",
+    "BSat": "B Sat",
+    "BattleSat1": "Battle Sat one",
+    "BattleSat": "Battle Sat",
+}
+
+
 def help_example(game: Game, example: str) -> str:
     """Bare buttons ("zero two") are offered only when they make a whole entry now."""
     if example == "zero two" and isinstance(game, CommandCenter) and not game.whole_entry(["0", "2"]):
@@ -175,6 +222,8 @@ SPEC = GameSpec(NAME, create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "time_left", "inventory"}),
                 supports_undo=CommandCenter.supports_undo, live_settings=live_settings, urgency=urgency,
                 keypad=keypad, live_content=live_content, help_example=help_example,
-                private_request=private.private_request, private_colors=private.COLORS)
+                private_request=private.private_request, private_colors=private.COLORS,
+                title="The Omega Virus", spoken_names=("[the] omega virus",), characters=CHARACTERS,
+                pronounce=PRONOUNCE)
 
 __all__ = ["NAME", "SPEC", "board_text", "create", "fixed_phrases", "sentences", "settings_from_config"]

@@ -5,19 +5,26 @@ passing of game time (``advance``). Outputs are utterances tagged VIRUS or BSAT1
 sounds. Randomness comes only from the seeded ``random.Random`` handed in, so a game
 replays exactly from its seed and journal.
 
-What each phase takes and waits for is one table, ``PHASES``; the phases' work is in layers
-(``station.py``, ``mission.py``, ``battle.py``), the moves and explores here.
+What each phase takes and waits for is one table, ``PHASES``. The engine holds the state every
+phase shares (the ``Station``, ``station.py``) and one object per phase beside it, each with
+its own state and work: the ``Mission`` (sign-on and the countdown, ``mission.py``), the
+``Exploration`` (``explore.py``) and the ``Battle`` (attacks, shields and termination,
+``battle.py``); the moves, the turns and the spoken commands are here.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 from assistant.engine import Command, NotAllowed, Output, Say, Sound
 from assistant.games.omega_virus import phrases as P
 from assistant.games.omega_virus.battle import Battle
-from assistant.games.omega_virus.board import COLORS
+from assistant.games.omega_virus.board import COLORS, Board
+from assistant.games.omega_virus.explore import Exploration
+from assistant.games.omega_virus.mission import Mission
 from assistant.games.omega_virus.state import (
     AVDS,
     BUTTONS,
@@ -25,11 +32,16 @@ from assistant.games.omega_virus.state import (
     DEFAULT_TIME_CHART,
     ROOM_ITEMS,
     SUPPLY,
+    Attack,
     Defense,
     Phase,
     Player,
     Settings,
+    SignOn,
+    Speech,
 )
+from assistant.games.omega_virus.station import Station
+from assistant.games.parts import Held
 
 
 @dataclass(frozen=True)
@@ -51,14 +63,89 @@ class PhaseRules:
     timeout: Callable[[CommandCenter], None] | None = None
 
 
-class CommandCenter(Battle):
+class CommandCenter:
     """The electronic game. ``press`` is the keypad; ``handle`` takes spoken commands too."""
+
+    name: ClassVar[str] = "omega-virus"
+    speakers: ClassVar[tuple[str, ...]] = (P.BSAT1, P.VIRUS)
+    supports_undo: ClassVar[bool] = False
+
+    def __init__(self, rng: random.Random, settings: Settings | None = None) -> None:
+        self.station = Station(rng, settings)
+        self.mission = Mission(self.station, self)
+        self.battle = Battle(self.station, self)
+        self.exploration = Exploration(self.station, self, self.mission, self.battle)
+
+    # ------------------------------------------------------------------ the station, as read from outside
+
+    rng: Held[random.Random] = Held("station")
+    settings: Held[Settings] = Held("station")
+    board: Held[Board] = Held("station")
+    players: Held[dict[str, Player]] = Held("station")
+    supply: Held[dict[str, int]] = Held("station")
+    phase: Held[Phase] = Held("station")
+    entry: Held[list[str]] = Held("station")
+    mover: Held[tuple[str, str] | None] = Held("station")
+    clock_ms: Held[int] = Held("station")
+    used_ms: Held[int] = Held("station")
+    limit_ms: Held[int] = Held("station")
+    deadline_ms: Held[int | None] = Held("station")
+    virus_room: Held[str] = Held("station")
+    termination_button: Held[str] = Held("station")
+    shut: Held[list[str]] = Held("station")
+    nature: Held[dict[tuple[str, str], str]] = Held("station")
+    hazard_kind: Held[dict[str, str]] = Held("station")
+    winner: Held[str | None] = Held("station")
+    speech: Held[Speech] = Held("station")
+
+    @property
+    def signon(self) -> SignOn:
+        return self.mission.signon
+
+    @property
+    def attack(self) -> Attack | None:
+        return self.battle.attack
+
+    @property
+    def defense(self) -> Defense | None:
+        return self.battle.defense
+
+    @property
+    def remaining_ms(self) -> int:
+        return self.station.remaining_ms
+
+    def is_over(self) -> bool:
+        return self.station.is_over()
+
+    def clock_running(self) -> bool:
+        return self.station.clock_running()
+
+    def countdown_running(self) -> bool:
+        return self.station.countdown_running()
+
+    def playing(self) -> list[str]:
+        return self.station.playing()
+
+    def solo(self) -> bool:
+        return self.station.solo()
+
+    def inventory_sentence(self, color: str) -> str:
+        return self.station.inventory_sentence(color)
+
+    def item_count(self, item: str) -> int:
+        return self.station.item_count(item)
 
     # ------------------------------------------------------------------ protocol and commands
 
     def start(self) -> list[Output]:
-        self._prompt_skill()
+        self.mission.prompt_skill()
         return self.speech.flush()
+
+    def next_event_in(self) -> float | None:
+        return self.mission.next_event_in()
+
+    def advance(self, seconds: float) -> list[Output]:
+        return self.mission.advance(seconds)
 
     def allowed_intents(self) -> frozenset[str]:
         if self.phase is Phase.OVER:
@@ -102,16 +189,19 @@ class CommandCenter(Battle):
         """One button of the Command Center, in the current phase."""
         PHASES[self.phase].press(self, button)
 
-    def _enter(self, phase: Phase) -> None:
+    def enter(self, phase: Phase) -> None:
         self.phase = phase
         limit = PHASES[phase].time_limit
         if limit is not None:
-            self._deadline(limit(self.settings))
+            self.station.set_deadline(limit(self.settings))
 
-    def _timeout(self) -> None:
+    def timeout(self) -> None:
         timeout = PHASES[self.phase].timeout
         if timeout is not None:
             timeout(self)
+
+    def game_over(self) -> None:
+        self.mission.game_over()
 
     def _check_not_over(self) -> None:
         if self.phase is Phase.OVER:
@@ -240,7 +330,7 @@ class CommandCenter(Battle):
 
     # ------------------------------------------------------------------ turns
 
-    def _start_turn(self, color: str) -> None:
+    def start_turn(self, color: str) -> None:
         self.mover = (color, "commando")
         self._prompt_mover(new_turn=True)
 
@@ -248,19 +338,19 @@ class CommandCenter(Battle):
         self.phase = Phase.MOVE
         self.entry = []
         self.deadline_ms = None
-        self._run_queued()
+        self.mission.run_queued()
         if self.phase is Phase.OVER:
             return
         assert self.mover is not None
         color, unit = self.mover
         if unit == "probe" and not self.players[color].probe:
-            self._next_player()
+            self.next_player()
             return
         if new_turn:
             self._maybe_taunt()
-        self._say_prompt()
+        self.say_prompt()
 
-    def _say_prompt(self) -> None:
+    def say_prompt(self) -> None:
         assert self.mover is not None
         color, unit = self.mover
         if unit == "commando":
@@ -278,28 +368,28 @@ class CommandCenter(Battle):
         if self.rng.random() < chance:
             self.speech.say(Say(P.VIRUS, self.rng.choice(P.TAUNTS)))
 
-    def _end_move(self) -> None:
+    def end_move(self) -> None:
         if self.phase is Phase.OVER:
             return
         assert self.mover is not None
         color, unit = self.mover
-        self.defense = None
-        self.attack = None
+        self.battle.defense = None
+        self.battle.attack = None
         if unit == "commando" and self.players[color].probe:
             self.mover = (color, "probe")
             self._prompt_mover()
         else:
-            self._next_player()
+            self.next_player()
 
-    def _next_player(self) -> None:
+    def next_player(self) -> None:
         assert self.mover is not None
         colors = self.playing()
         i = colors.index(self.mover[0])
-        self._start_turn(colors[(i + 1) % len(colors)])
+        self.start_turn(colors[(i + 1) % len(colors)])
 
     def _press_move(self, button: str) -> None:
         if button == "0":
-            self._end_move()
+            self.end_move()
         elif button == "R":  # the same words again: repeating draws nothing from the RNG
             self.speech.repeat_announcement()
             self.speech.repeat_prompt()
@@ -308,100 +398,21 @@ class CommandCenter(Battle):
             self.entry = []
             self.speech.prompt([self.rng.choice((P.WHICH_ROOM, P.ENTER_ROOM_CODE))])
         elif self.solo():
-            self._wrong()
+            self.wrong()
         else:
             self.phase = Phase.ATTACK_CODE
             self.entry = []
 
-    def _wrong(self) -> None:
+    def wrong(self) -> None:
         """Buzz, "Wrong!", and the mover starts the move again."""
         self.speech.say(Sound("buzz"))
         self.speech.say(P.WRONG)
         self.phase = Phase.MOVE
         self.entry = []
-        self._say_prompt()
+        self.say_prompt()
 
-    # ------------------------------------------------------------------ explore
-
-    def _press_room_code(self, button: str) -> None:
-        if button == "R":
-            self.entry = []
-            self.speech.prompt([P.WHICH_ROOM])
-            return
-        self.entry.append(button)
-        if len(self.entry) == 3:
-            code = "".join(self.entry)
-            self.entry = []
-            if self.board.room(code) is None:
-                self._wrong()
-            else:
-                self._explore(code)
-
-    def _explore(self, code: str) -> None:
-        assert self.mover is not None
-        color, unit = self.mover
-        player = self.players[color]
-        room = self.board.room(code)
-        assert room is not None
-        if room.sector in self.shut or f"{room.color} card" not in player.cards:
-            self.speech.announce([P.ACCESS_DENIED])
-            self._end_move()
-            return
-        if code == self.virus_room and unit == "commando" and player.avds >= set(AVDS):
-            player.last_room = code
-            self._enter(Phase.TERMINATE)
-            self.speech.announce([P.FOUND_ME])
-            self.speech.prompt_is_announcement()
-            return
-        self.explored_room = code
-        if player.last_room == code:
-            self.speech.announce([P.NOTHING_HERE])
-            self._finish_explore()
-            return
-        player.last_room = code
-        nature = self.nature[(color, code)]
-        if self.rng.random() >= self.settings.persistence:
-            nature = self._draw_nature()
-            self.nature[(color, code)] = nature
-        if nature == "wanted":
-            item = self._choose_item(player, room.color)
-            if item is None:
-                self.speech.announce([P.NOTHING_HERE])
-            else:
-                self._give(player, item)
-                self.speech.announce([P.found(item)])
-            self._finish_explore()
-        elif nature == "hazard" and self.hazard_kind[code] == "teleport":
-            self.speech.announce([P.teleported(color, unit, self._random_bay(), P.BSAT1)])
-            self._finish_explore()
-        elif nature == "hazard":
-            n = self.rng.randint(1, 3)
-            self.defense = Defense(color, unit, n, self.rng.choice(BUTTONS), None, code)
-            self._enter(Phase.SHIELDS)
-            self.speech.announce([P.breach(code), P.energize(color, n)])
-            self.speech.last_prompt = [P.energize(color, n)]
-        else:
-            self.speech.announce([P.NOTHING_HERE])
-            self._finish_explore()
-
-    def _finish_explore(self) -> None:
-        """Every explore ends with the Room's code for the explorer."""
-        assert self.mover is not None and self.explored_room is not None
-        color = self.mover[0]
-        player = self.players[color]
-        code = self.explored_room
-        if code == self.virus_room:
-            digits = player.code
-            player.knows_virus = True
-        else:
-            key = (color, code)
-            if key not in self.room_codes:
-                others = [a + b for a in "012" for b in "012" if a + b != player.code]
-                self.room_codes[key] = self.rng.choice(others)
-            digits = self.room_codes[key]
-        self.speech.add_to_announcement(P.code(digits))
-        self.explored_room = None
-        self._end_move()
+    def finish_explore(self) -> None:
+        self.exploration.finish()
 
 
 def _waiting_for_shields(cc: CommandCenter) -> str:
@@ -412,28 +423,30 @@ def _waiting_for_shields(cc: CommandCenter) -> str:
 
 #: Each phase: what it takes, what a button does, what it waits for, its time limit.
 PHASES: dict[Phase, PhaseRules] = {
-    Phase.SKILL: PhaseRules(frozenset({"skill", "buttons"}), CommandCenter._press_skill,
+    Phase.SKILL: PhaseRules(frozenset({"skill", "buttons"}), lambda cc, b: cc.mission.press_skill(b),
                             lambda cc: P.SAY_SKILL, entry=1),
-    Phase.SIGNON: PhaseRules(frozenset({"code", "skip", "buttons"}), CommandCenter._press_signon,
+    Phase.SIGNON: PhaseRules(frozenset({"code", "skip", "buttons"}), lambda cc, b: cc.mission.press_signon(b),
                              lambda cc: P.code_or_skip(cc.signon.asking or ""), entry=2, r_cancels=True,
-                             time_limit=lambda s: s.secret_code_seconds, timeout=CommandCenter._signon_timeout),
+                             time_limit=lambda s: s.secret_code_seconds,
+                             timeout=lambda cc: cc.mission.signon_timeout()),
     # No bare buttons at a move: players say what they do ("explore one zero zero", "pass"), and
     # listening for bare digits here turns table talk and misheard words into moves.
     Phase.MOVE: PhaseRules(frozenset({"explore", "pass", "teleport", "attack"}), CommandCenter._press_move,
-                           lambda cc: P.your_move(cc._mover_name(), cc.solo())),
-    Phase.ROOM_CODE: PhaseRules(frozenset({"buttons", "explore"}), CommandCenter._press_room_code,
+                           lambda cc: P.your_move(cc.station.mover_name(), cc.solo())),
+    Phase.ROOM_CODE: PhaseRules(frozenset({"buttons", "explore"}), lambda cc, b: cc.exploration.press_room_code(b),
                                 lambda cc: P.ENTER_THE_ROOM_CODE, entry=3, r_cancels=True),
-    Phase.ATTACK_CODE: PhaseRules(frozenset({"buttons"}), CommandCenter._press_attack_code,
+    Phase.ATTACK_CODE: PhaseRules(frozenset({"buttons"}), lambda cc, b: cc.battle.press_attack_code(b),
                                   lambda cc: P.ENTER_COMMAND_CODE, entry=2, r_cancels=True),
-    Phase.SHOT: PhaseRules(frozenset(), CommandCenter._press_shot,
+    Phase.SHOT: PhaseRules(frozenset(), lambda cc, b: cc.battle.press_shot(b),
                            lambda cc: P.take_your_shot(cc.attack.attacker if cc.attack else ""),
                            time_limit=lambda s: s.shot_seconds,
-                           timeout=lambda cc: cc._shoot(cc.rng.choice(BUTTONS))),  # a fair shot for the slow
-    Phase.SHIELDS: PhaseRules(frozenset({"shields", "buttons"}), CommandCenter._press_shield, _waiting_for_shields,
-                              time_limit=lambda s: s.shields_seconds, timeout=CommandCenter._resolve_defense),
-    Phase.TERMINATE: PhaseRules(frozenset({"terminate", "buttons"}), CommandCenter._press_terminate,
+                           timeout=lambda cc: cc.battle.shoot(cc.rng.choice(BUTTONS))),  # a fair shot for the slow
+    Phase.SHIELDS: PhaseRules(frozenset({"shields", "buttons"}), lambda cc, b: cc.battle.press_shield(b),
+                              _waiting_for_shields,
+                              time_limit=lambda s: s.shields_seconds, timeout=lambda cc: cc.battle.resolve_defense()),
+    Phase.TERMINATE: PhaseRules(frozenset({"terminate", "buttons"}), lambda cc, b: cc.battle.press_terminate(b),
                                 lambda cc: P.PRESS_TERMINATION, time_limit=lambda s: s.terminate_seconds,
-                                timeout=lambda cc: cc._press_terminate("")),
+                                timeout=lambda cc: cc.battle.press_terminate("")),
     Phase.OVER: PhaseRules(frozenset(), lambda cc, button: None, lambda cc: P.GAME_OVER),
 }
 

@@ -109,4 +109,5 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
 
 SPEC = GameSpec("planets", create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "status"}), live_lists=("name", "ship"),
-                supports_undo=PlanetsGame.supports_undo)
+                supports_undo=PlanetsGame.supports_undo, title="Battle of the Planets",
+                spoken_names=("[the] battle of the planets", "[the] planets"))

@@ -149,4 +149,5 @@ def help_example(game: Game, example: str) -> str:
 
 SPEC = GameSpec("prologue", create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "status", "time"}), live_lists=("name",),
-                supports_undo=PrologueGame.supports_undo, help_example=help_example)
+                supports_undo=PrologueGame.supports_undo, help_example=help_example,
+                title="Prologue", spoken_names=("[the] prologue",))
