@@ -40,12 +40,15 @@ MAX_REPEATS = 2
 def test_the_menu_hands_free_switches_games_and_resumes_the_first(tmp_path: Path) -> None:
     ensure_audio()
     config = tmp_path / "config.yaml"
-    config.write_text("""
+    config.write_text(f"""
 keypad:
   source: none
 voice:
   render_at_start: false
   glitch_seed: 1
+  cache_dir: {tmp_path / 'voices'}
+hearing:
+  models_dir: {tmp_path / 'models'}
 """, encoding="utf-8")
     state = tmp_path / "state"
     clips = {text: piper_clip(text) for text, _ in SCRIPT}
@@ -88,7 +91,8 @@ def test_hands_free_with_no_devices_names_the_missing_speaker_and_microphone(tmp
     from tests.live_helpers import Lines, play_command
 
     config = tmp_path / "config.yaml"
-    config.write_text("recognizer: pocketsphinx\nkeypad:\n  source: none\nvoice:\n  render_at_start: false\n",
+    config.write_text("recognizer: pocketsphinx\nkeypad:\n  source: none\nvoice:\n  render_at_start: false\n"
+                      f"  cache_dir: {tmp_path / 'voices'}\nhearing:\n  models_dir: {tmp_path / 'models'}\n",
                       encoding="utf-8")
     env = {**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state"),
            "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}
