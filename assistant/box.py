@@ -111,9 +111,12 @@ class Games:
     folder: Path | None
     seed: int | None = None
     idle: float | None = None
-    #: Go on with the game's unfinished journal, when there is one (False: always a new game).
+    #: Go on with the game's unfinished journal, when there is one (False: a new game, unless the
+    #: unfinished one was started in this run and kept by "main menu"; older ones are kept too).
     resume: bool = True
     _settings: dict[str, Settings] = field(default_factory=dict, init=False, repr=False)
+    #: The journals of the games started in this run.
+    _made: set[Path] = field(default_factory=set, init=False, repr=False)
 
     def settings(self, name: str) -> Settings:
         """The game's settings for a new game (read from the settings once)."""
@@ -122,14 +125,28 @@ class Games:
         return dict(self._settings[name])
 
     def unfinished(self, name: str) -> Journal | None:
-        """The game's unfinished journal to go on with, if there is one and resuming is on."""
-        return find_unfinished(self.folder, name) if self.folder is not None and self.resume else None
+        """The game's unfinished journal to go on with: the newest, when resuming is on; else
+        only one this run started (and "main menu" kept). One that is not taken is said to be
+        kept, on stderr: a new game never hides an old one without a word."""
+        if self.folder is None:
+            return None
+        found = find_unfinished(self.folder, name)
+        if found is None or self.resume or found.path in self._made:
+            return found
+        print(f"An unfinished {name} game from {found.header.get('started')} is kept "
+              f"(`assistant play {name} --text --resume` goes on with it); starting a new one.",
+              file=sys.stderr, flush=True)
+        return None
 
     def make(self, name: str, announcer: Announcer, unfinished: Journal | None) -> Session:
         """The game called ``name``: resumed from ``unfinished``, or new. Nothing is said yet."""
         if unfinished is not None:
-            return Session.resume(unfinished, announcer, self.idle)
-        return Session.new(name, self.seed, self.settings(name), announcer, self.folder, self.idle)
+            session = Session.resume(unfinished, announcer, self.idle)
+        else:
+            session = Session.new(name, self.seed, self.settings(name), announcer, self.folder, self.idle)
+        if session.journal is not None:
+            self._made.add(session.journal.path)
+        return session
 
     def open(self, name: str, announcer: Announcer) -> Session:
         """The game called ``name``, resumed if it is unfinished, else new, its first words said."""

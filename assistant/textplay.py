@@ -7,7 +7,8 @@
 Input goes to one game's session, or to the box around the spoken menu and the games
 (assistant/box.py): the same lines work for both.
 
-Lines starting with # and blank lines are skipped. End of input ends cleanly.
+Lines starting with # and blank lines are skipped. End of input ends cleanly, as do Ctrl-C
+and SIGTERM (assistant/play.py says what is kept).
 """
 
 from __future__ import annotations
@@ -84,14 +85,18 @@ def step_through(session: Front, seconds: float) -> None:
 
 
 def run(session: Front, stream: TextIO = sys.stdin, virtual: bool = True) -> int:
-    if virtual or not _selectable(stream):
-        for line in stream:
-            handle_line(session, line, virtual)
-            if session.finished:
-                break
-    else:
-        _run_real_clock(session, stream)
-    session.close()
+    """Play until the input ends or the session is finished. Ctrl-C (KeyboardInterrupt) goes
+    through, after the session is closed: the game time gathered so far is written first."""
+    try:
+        if virtual or not _selectable(stream):
+            for line in stream:
+                handle_line(session, line, virtual)
+                if session.finished:
+                    break
+        else:
+            _run_real_clock(session, stream)
+    finally:
+        session.close()
     return 0
 
 
