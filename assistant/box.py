@@ -3,6 +3,8 @@
 A ``Box`` holds the spoken menu or one game's session and answers the commands that belong
 to the box rather than to a game, in every game and in the menu:
 
+    (a game that is over)     back to the menu, or, when the game was named on the command
+                              line, kept open for "new game" (and "undo")
     main menu / switch game   confirmed; the game is kept (its journal stays unfinished) and
                               saying its name in the menu goes on with it
     louder, quieter, volume N 0 to 10, kept in the state folder across restarts
@@ -64,6 +66,8 @@ def phone_phrases(colors: Sequence[str]) -> list[str]:
 DEFAULT_POWEROFF = "systemctl poweroff"
 #: "phone keypad" when phones are not a keypad source.
 NO_PHONE_KEYPAD = "There is no phone keypad. To use phones, add phone to keypad.source in config.yaml."
+#: Said when a game with no undo is over and no menu follows: the box stays open for a new game.
+PLAY_AGAIN = "Say new game to play again."
 #: Said after "Game resumed." when a game is resumed without asking (by name, or hands-free).
 RESUME_NOTE = "Say new game to start over."
 
@@ -186,6 +190,8 @@ class Box:
     confirming: str | None = None
     shutting_down: bool = False
     _closed: bool = False
+    #: The game over that PLAY_AGAIN was said for (a game with no undo, named on the command line).
+    _told_over: object = None
 
     def __post_init__(self) -> None:
         if self.volume.problem:
@@ -243,9 +249,9 @@ class Box:
 
     @property
     def finished(self) -> bool:
-        if self.shutting_down:
-            return True
-        return not self.menu_after_game and isinstance(self.current, Session) and self.current.finished
+        """Only a confirmed shut down ends play: a game that is over stays open for "new game"
+        (and "undo", in the games that have it), or goes back to the menu."""
+        return self.shutting_down
 
     @property
     def time_stands_still(self) -> bool:
@@ -341,9 +347,13 @@ class Box:
                 if isinstance(menu, Menu):
                     self._hold(menu)
                     menu.start()
-        elif self.menu_after_game and isinstance(self.current, Session) and self.current.finished:
-            self.current.close()
-            self.show_menu()
+        elif isinstance(self.current, Session) and self.current.finished:
+            if self.menu_after_game:
+                self.current.close()
+                self.show_menu()
+            elif self._told_over is not self.current.game:
+                self._told_over = self.current.game
+                self.say(PLAY_AGAIN)
 
     def _box_command(self, command: Command) -> Heard:
         intent = command.intent

@@ -53,7 +53,7 @@ SESSION_PHRASES = (
     "Listening again.", "I am listening.", "The volume goes from 0 to 10: say volume five, for example.",
     "The volume is at its loudest.", "The volume is at its lowest.", "Shutting down. Goodbye.",
     "Goodbye. The assistant stops; the box stays on, as allow_poweroff is off in the settings.",
-    "I could not power off. Switch the box off at the plug.",
+    "I could not power off. Switch the box off at the plug.", "Say new game to play again.",
 )
 
 
