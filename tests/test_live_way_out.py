@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -39,3 +40,14 @@ def test_ctrl_c_while_waiting_for_the_speaker_leaves_with_one_line(tmp_path: Pat
     report = errors.read_text()
     assert "Traceback" not in report and "KeyboardInterrupt" not in report, report
     assert report.splitlines()[-1].startswith("Stopped."), report
+
+
+def test_say_with_no_speaker_says_what_is_true(tmp_path: Path) -> None:
+    """`assistant say` has no game: with no speaker it must not say "the game goes on in text"."""
+    env = {**os.environ, "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}
+    done = subprocess.run([sys.executable, "-m", "assistant", "say", "Code zero one."], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "game" not in done.stderr, done.stderr
+    assert "Speech is off; nothing was said." in done.stderr
+    assert done.stderr.splitlines()[-1] == "No sound output (see above); write a file instead with -o out.wav"
