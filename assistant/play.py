@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from assistant import textplay
 from assistant.box import Box, Games, Power, greet
@@ -17,6 +17,10 @@ from assistant.games import game_spec
 from assistant.journal import Journal, report_to, unfinished_games
 from assistant.session import Announcer, PrintAnnouncer
 from assistant.volume import LOUDEST, Volume
+
+if TYPE_CHECKING:
+    from assistant.phone import PhoneKeypad  # imported when phones are used: it brings aiohttp
+    from assistant.voice.announcer import SpokenAnnouncer
 
 
 def play(args: argparse.Namespace, config: Config) -> int:
@@ -60,9 +64,9 @@ def _play(args: argparse.Namespace, config: Config, held: list[Box]) -> int:
         from assistant.voice.announcer import SpokenAnnouncer
 
         announcer = spoken = SpokenAnnouncer.from_config(config, echo=True, game=args.game, settings=settings)
+    phone = _phone_keypad(config)
     try:
-        box = Box(announcer, games, volume, power, menu_after_game=args.game is None,
-                  on_volume=None if spoken is None else spoken.set_gain)
+        box = _text_box(announcer, games, volume, power, args, spoken, phone)
         held.append(box)
         if args.game is None:
             box.show_menu()
@@ -71,19 +75,72 @@ def _play(args: argparse.Namespace, config: Config, held: list[Box]) -> int:
             session = games.make(args.game, announcer, unfinished)
             box.play(session)
             greet(session, unfinished is not None, note="")
+            if box.on_phone is not None and session.spec.private_colors:
+                box.say(box.on_phone() or "")
         if spoken is not None:
             report_to(box.say)  # a storage problem is spoken too
             spoken.follow(box)  # BSat1 glitches more as the countdown runs out
-        textplay.run(box, sys.stdin, virtual=args.clock == "virtual")
+        textplay.run(box, sys.stdin, virtual=args.clock == "virtual", keypad=phone if box.on_phone else None)
         if not box.shutting_down:
             told = _kept(box, args)
             if told:
                 print(f"End of input. {told}", file=sys.stderr, flush=True)
         return 0
     finally:
+        if phone is not None:
+            phone.stop()
         if spoken is not None:
             report_to(None)
             spoken.close()
+
+
+def _phone_keypad(config: Config) -> PhoneKeypad | None:
+    """The phone keypad, when ``keypad.source`` names phones: typed moves, and the secret presses
+    on the players' phones (for a table with no microphone). The other sources are hands-free's."""
+    raw = config.raw("keypad.source", None)
+    if "phone" not in (list(map(str, raw)) if isinstance(raw, list) else [str(raw)]):
+        return None
+    from assistant.live.keypads import open_keypad
+    from assistant.live.run import phone_keypad
+
+    return phone_keypad(open_keypad(config))
+
+
+def _text_box(announcer: Announcer, games: Games, volume: Volume, power: Power, args: argparse.Namespace,
+              spoken: SpokenAnnouncer | None, phone: PhoneKeypad | None) -> Box:
+    """The box typed play drives; with phones, the hands-free box's phone commands and news too."""
+    menu_after_game = args.game is None
+    on_volume = None if spoken is None else spoken.set_gain
+    if phone is not None:
+        from assistant.phone import PhoneError
+
+        try:
+            phone.start(lambda button: None)  # textplay.run hands it the presses
+        except PhoneError as error:
+            print(f"keypad: {error} Playing without phones.", file=sys.stderr, flush=True)
+            phone = None
+    if phone is None:
+        return Box(announcer, games, volume, power, menu_after_game=menu_after_game, on_volume=on_volume)
+    from assistant.live.run import TableBox, hand_over_said, phone_announced
+
+    def announced() -> str:
+        """The address and PIN (and the QR code on stderr); as the voice reads it, or as printed."""
+        said = phone_announced(serving)
+        return said if spoken is not None else serving.announcement()
+
+    class PhoneBox(TableBox):
+        def start_game(self, name: str) -> None:
+            super().start_game(name)
+            if self.session is not None and self.session.spec.private_colors:
+                self.say(announced())  # a new game has a new PIN, said once it is played
+
+    serving = phone
+    box = PhoneBox(announcer, games, volume, power, menu_after_game=menu_after_game, on_volume=on_volume,
+                   on_phone=announced,
+                   on_hand_over=lambda color: hand_over_said(serving, color), phone=serving)
+    busy = spoken.speaking.busy if spoken is not None else None
+    serving.follow(lambda: box.session, busy=busy)
+    return box
 
 
 def _kept(box: Box | None, args: argparse.Namespace) -> str:

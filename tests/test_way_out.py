@@ -175,7 +175,7 @@ def test_the_end_of_piped_input_says_the_game_is_kept(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines() == [f"End of input. {KEPT}"]
     over = piped(state, ["skill zero", "code one two", "wait 2000"], "omega-virus", "--text", "--clock", "virtual",
                  "--new")
-    assert over.stdout.splitlines()[-1].startswith("VIRUS:")  # time ran out: nothing left to keep
+    assert over.stdout.splitlines()[-1] == "BSAT1: Say new game to play again."  # time ran out: nothing to keep
     assert "kept" not in over.stderr
 
 
