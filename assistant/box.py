@@ -119,8 +119,8 @@ class Games:
     #: unfinished one was started in this run and kept by "main menu"; older ones are kept too).
     resume: bool = True
     _settings: dict[str, Settings] = field(default_factory=dict, init=False, repr=False)
-    #: The journals of the games started in this run.
-    _made: set[Path] = field(default_factory=set, init=False, repr=False)
+    #: The sessions made in this run (each one's journal now: "new game" in it makes another).
+    _made: list[Session] = field(default_factory=list, init=False, repr=False)
 
     def settings(self, name: str) -> Settings:
         """The game's settings for a new game (read from the settings once)."""
@@ -135,7 +135,7 @@ class Games:
         if self.folder is None:
             return None
         found = find_unfinished(self.folder, name)
-        if found is None or self.resume or found.path in self._made:
+        if found is None or self.resume or found.path in {m.journal.path for m in self._made if m.journal}:
             return found
         print(f"An unfinished {name} game from {found.header.get('started')} is kept "
               f"(`assistant play {name} --text --resume` goes on with it); starting a new one.",
@@ -148,8 +148,7 @@ class Games:
             session = Session.resume(unfinished, announcer, self.idle)
         else:
             session = Session.new(name, self.seed, self.settings(name), announcer, self.folder, self.idle)
-        if session.journal is not None:
-            self._made.add(session.journal.path)
+        self._made.append(session)
         return session
 
     def open(self, name: str, announcer: Announcer) -> Session:

@@ -211,3 +211,7 @@ def test_a_seed_in_the_menu_starts_a_new_game_and_keeps_the_old_one(tmp_path: Pa
     assert "An unfinished planets game from " in seeded.stderr and "is kept" in seeded.stderr
     assert old is not None and find_unfinished(state, "planets") is not None
     assert old.path in [j.path for j in unfinished_games(state, "planets")]
+    # A game of this run, set aside by "main menu" (after a "new game" in it), is resumed by its name.
+    again = piped(state, ["battle of the planets", "new game", "yes", "red and blue", "main menu", "yes",
+                          "battle of the planets"], "--text", "--clock", "virtual", "--seed", "2")
+    assert again.stdout.splitlines()[-2].endswith("Game resumed. Say new game to start over."), again.stdout
