@@ -3,6 +3,8 @@
 A ``Box`` holds the spoken menu or one game's session and answers the commands that belong
 to the box rather than to a game, in every game and in the menu:
 
+    (a game that is over)     back to the menu, or, when the game was named on the command
+                              line, kept open for "new game" (and "undo")
     main menu / switch game   confirmed; the game is kept (its journal stays unfinished) and
                               saying its name in the menu goes on with it
     louder, quieter, volume N 0 to 10, kept in the state folder across restarts
@@ -64,6 +66,8 @@ def phone_phrases(colors: Sequence[str]) -> list[str]:
 DEFAULT_POWEROFF = "systemctl poweroff"
 #: "phone keypad" when phones are not a keypad source.
 NO_PHONE_KEYPAD = "There is no phone keypad. To use phones, add phone to keypad.source in config.yaml."
+#: Said when a game with no undo is over and no menu follows: the box stays open for a new game.
+PLAY_AGAIN = "Say new game to play again."
 #: Said after "Game resumed." when a game is resumed without asking (by name, or hands-free).
 RESUME_NOTE = "Say new game to start over."
 
@@ -111,9 +115,12 @@ class Games:
     folder: Path | None
     seed: int | None = None
     idle: float | None = None
-    #: Go on with the game's unfinished journal, when there is one (False: always a new game).
+    #: Go on with the game's unfinished journal, when there is one (False: a new game, unless the
+    #: unfinished one was started in this run and kept by "main menu"; older ones are kept too).
     resume: bool = True
     _settings: dict[str, Settings] = field(default_factory=dict, init=False, repr=False)
+    #: The sessions made in this run (each one's journal now: "new game" in it makes another).
+    _made: list[Session] = field(default_factory=list, init=False, repr=False)
 
     def settings(self, name: str) -> Settings:
         """The game's settings for a new game (read from the settings once)."""
@@ -122,14 +129,27 @@ class Games:
         return dict(self._settings[name])
 
     def unfinished(self, name: str) -> Journal | None:
-        """The game's unfinished journal to go on with, if there is one and resuming is on."""
-        return find_unfinished(self.folder, name) if self.folder is not None and self.resume else None
+        """The game's unfinished journal to go on with: the newest, when resuming is on; else
+        only one this run started (and "main menu" kept). One that is not taken is said to be
+        kept, on stderr: a new game never hides an old one without a word."""
+        if self.folder is None:
+            return None
+        found = find_unfinished(self.folder, name)
+        if found is None or self.resume or found.path in {m.journal.path for m in self._made if m.journal}:
+            return found
+        print(f"An unfinished {name} game from {found.header.get('started')} is kept "
+              f"(`assistant play {name} --text --resume` goes on with it); starting a new one.",
+              file=sys.stderr, flush=True)
+        return None
 
     def make(self, name: str, announcer: Announcer, unfinished: Journal | None) -> Session:
         """The game called ``name``: resumed from ``unfinished``, or new. Nothing is said yet."""
         if unfinished is not None:
-            return Session.resume(unfinished, announcer, self.idle)
-        return Session.new(name, self.seed, self.settings(name), announcer, self.folder, self.idle)
+            session = Session.resume(unfinished, announcer, self.idle)
+        else:
+            session = Session.new(name, self.seed, self.settings(name), announcer, self.folder, self.idle)
+        self._made.append(session)
+        return session
 
     def open(self, name: str, announcer: Announcer) -> Session:
         """The game called ``name``, resumed if it is unfinished, else new, its first words said."""
@@ -169,6 +189,8 @@ class Box:
     confirming: str | None = None
     shutting_down: bool = False
     _closed: bool = False
+    #: The game over that PLAY_AGAIN was said for (a game with no undo, named on the command line).
+    _told_over: object = None
 
     def __post_init__(self) -> None:
         if self.volume.problem:
@@ -226,9 +248,9 @@ class Box:
 
     @property
     def finished(self) -> bool:
-        if self.shutting_down:
-            return True
-        return not self.menu_after_game and isinstance(self.current, Session) and self.current.finished
+        """Only a confirmed shut down ends play: a game that is over stays open for "new game"
+        (and "undo", in the games that have it), or goes back to the menu."""
+        return self.shutting_down
 
     @property
     def time_stands_still(self) -> bool:
@@ -324,9 +346,13 @@ class Box:
                 if isinstance(menu, Menu):
                     self._hold(menu)
                     menu.start()
-        elif self.menu_after_game and isinstance(self.current, Session) and self.current.finished:
-            self.current.close()
-            self.show_menu()
+        elif isinstance(self.current, Session) and self.current.finished:
+            if self.menu_after_game:
+                self.current.close()
+                self.show_menu()
+            elif self._told_over is not self.current.game:
+                self._told_over = self.current.game
+                self.say(PLAY_AGAIN)
 
     def _box_command(self, command: Command) -> Heard:
         intent = command.intent

@@ -64,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `assistant board | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:  # Ctrl-C in any other command (play says what it kept itself)
+        print("Stopped.", file=sys.stderr)
+        return 130
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -230,21 +230,29 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def find_unfinished(folder: Path, game: str) -> Journal | None:
-    """The newest journal of ``game`` in ``folder`` that has no end entry.
+def unfinished_games(folder: Path, game: str) -> list[Journal]:
+    """Every unfinished journal of ``game`` in ``folder``, the newest first.
 
-    Journals that cannot be read, or that hold nothing but their header (a start that never
-    got going, e.g. with no speaker), are passed over."""
+    The newest is the game's unfinished game, the one offered; the older ones are kept as
+    they are (never marked, never deleted) and listed by ``--resume``: each is offered in its
+    turn once the newer ones have ended. Journals that cannot be read, or that hold nothing but
+    their header (a start that never got going, e.g. with no speaker), are passed over."""
     try:
         found = [(path.stat().st_mtime, path) for path in folder.glob(f"{game}-*.jsonl")]
     except OSError:
-        return None
+        return []
+    games: list[Journal] = []
     for _, path in sorted(found, reverse=True):
         try:
             journal = Journal.read(path)
         except (OSError, ValueError):
             continue
-        if journal.header.get("game") != game or not journal.entries:
-            continue
-        return None if journal.finished else journal
-    return None
+        if journal.header.get("game") == game and journal.entries and not journal.finished:
+            games.append(journal)
+    return games
+
+
+def find_unfinished(folder: Path, game: str) -> Journal | None:
+    """The newest unfinished journal of ``game`` in ``folder`` (see ``unfinished_games``)."""
+    games = unfinished_games(folder, game)
+    return games[0] if games else None

@@ -3,27 +3,53 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from assistant import textplay
 from assistant.box import Box, Games, Power, greet
 from assistant.config import Config, state_dir
 from assistant.games import game_spec
-from assistant.journal import Journal, find_unfinished, report_to
+from assistant.journal import Journal, report_to, unfinished_games
 from assistant.session import Announcer, PrintAnnouncer
 from assistant.volume import LOUDEST, Volume
 
+if TYPE_CHECKING:
+    from assistant.phone import PhoneKeypad  # imported when phones are used: it brings aiohttp
+    from assistant.voice.announcer import SpokenAnnouncer
+
 
 def play(args: argparse.Namespace, config: Config) -> int:
+    """Play, and leave by any way out (Ctrl-C, SIGTERM from systemd, end of input) with one line
+    on stderr and the game kept: every entry is on disk already, the time since is written on
+    the way out."""
+    held: list[Box] = []
+    with _sigterm_as_interrupt():
+        try:
+            return _play(args, config, held)
+        except KeyboardInterrupt:
+            print(f"Stopped. {_kept(held[0] if held else None, args)}".strip(), file=sys.stderr, flush=True)
+            return 0
+        except EOFError:  # the input ended while the resume question waited for its answer
+            print(f"No answer. The unfinished {args.game} game is kept; `assistant play {args.game} --text "
+                  "--resume` goes on with it.", file=sys.stderr, flush=True)
+            return 0
+
+
+def _play(args: argparse.Namespace, config: Config, held: list[Box]) -> int:
     folder = state_dir(config)
     # The original shut itself off after 2-3 idle minutes and lost the game; this one pauses.
     # With the virtual clock, "wait S" means exactly that time passes, so no idle pause.
     idle = config.get("idle_pause_seconds", 150.0, minimum=0.0) or None
     if args.clock == "virtual":
         idle = None
-    games = Games(lambda name: settings_for(config, name), folder, args.seed, idle, resume=not args.new)
+    # A seed asks for a new game: it never goes on with an old one (that one is kept).
+    resume = args.resume or (not args.new and args.seed is None)
+    games = Games(lambda name: settings_for(config, name), folder, args.seed, idle, resume=resume)
     volume = Volume.load(folder, config.get("volume", LOUDEST, minimum=0, maximum=LOUDEST))
     power = Power.from_config(config)
     _print_problems(config)
@@ -38,24 +64,112 @@ def play(args: argparse.Namespace, config: Config) -> int:
         from assistant.voice.announcer import SpokenAnnouncer
 
         announcer = spoken = SpokenAnnouncer.from_config(config, echo=True, game=args.game, settings=settings)
-    box = Box(announcer, games, volume, power, menu_after_game=args.game is None,
-              on_volume=None if spoken is None else spoken.set_gain)
-    if args.game is None:
-        box.show_menu()
-    else:
-        unfinished = _unfinished_to_resume(args, folder)
-        session = games.make(args.game, announcer, unfinished)
-        box.play(session)
-        greet(session, unfinished is not None, note="")
-    if spoken is not None:
-        report_to(box.say)  # a storage problem is spoken too
-        spoken.follow(box)  # BSat1 glitches more as the countdown runs out
+    phone = _phone_keypad(config)
     try:
-        return textplay.run(box, sys.stdin, virtual=args.clock == "virtual")
+        box = _text_box(announcer, games, volume, power, args, spoken, phone)
+        held.append(box)
+        if args.game is None:
+            box.show_menu()
+        else:
+            unfinished = _unfinished_to_resume(args, folder)
+            session = games.make(args.game, announcer, unfinished)
+            box.play(session)
+            greet(session, unfinished is not None, note="")
+            if box.on_phone is not None and session.spec.private_colors:
+                box.say(box.on_phone() or "")
+        if spoken is not None:
+            report_to(box.say)  # a storage problem is spoken too
+            spoken.follow(box)  # BSat1 glitches more as the countdown runs out
+        textplay.run(box, sys.stdin, virtual=args.clock == "virtual", keypad=phone if box.on_phone else None)
+        if not box.shutting_down:
+            told = _kept(box, args)
+            if told:
+                print(f"End of input. {told}", file=sys.stderr, flush=True)
+        return 0
     finally:
+        if phone is not None:
+            phone.stop()
         if spoken is not None:
             report_to(None)
             spoken.close()
+
+
+def _phone_keypad(config: Config) -> PhoneKeypad | None:
+    """The phone keypad, when ``keypad.source`` names phones: typed moves, and the secret presses
+    on the players' phones (for a table with no microphone). The other sources are hands-free's."""
+    raw = config.raw("keypad.source", None)
+    if "phone" not in (list(map(str, raw)) if isinstance(raw, list) else [str(raw)]):
+        return None
+    from assistant.live.keypads import open_keypad
+    from assistant.live.run import phone_keypad
+
+    return phone_keypad(open_keypad(config))
+
+
+def _text_box(announcer: Announcer, games: Games, volume: Volume, power: Power, args: argparse.Namespace,
+              spoken: SpokenAnnouncer | None, phone: PhoneKeypad | None) -> Box:
+    """The box typed play drives; with phones, the hands-free box's phone commands and news too."""
+    menu_after_game = args.game is None
+    on_volume = None if spoken is None else spoken.set_gain
+    if phone is not None:
+        from assistant.phone import PhoneError
+
+        try:
+            phone.start(lambda button: None)  # textplay.run hands it the presses
+        except PhoneError as error:
+            print(f"keypad: {error} Playing without phones.", file=sys.stderr, flush=True)
+            phone = None
+    if phone is None:
+        return Box(announcer, games, volume, power, menu_after_game=menu_after_game, on_volume=on_volume)
+    from assistant.live.run import TableBox, hand_over_said, phone_announced
+
+    def announced() -> str:
+        """The address and PIN (and the QR code on stderr); as the voice reads it, or as printed."""
+        said = phone_announced(serving)
+        return said if spoken is not None else serving.announcement()
+
+    class PhoneBox(TableBox):
+        def start_game(self, name: str) -> None:
+            super().start_game(name)
+            if self.session is not None and self.session.spec.private_colors:
+                self.say(announced())  # a new game has a new PIN, said once it is played
+
+    serving = phone
+    box = PhoneBox(announcer, games, volume, power, menu_after_game=menu_after_game, on_volume=on_volume,
+                   on_phone=announced,
+                   on_hand_over=lambda color: hand_over_said(serving, color), phone=serving)
+    busy = spoken.speaking.busy if spoken is not None else None
+    serving.follow(lambda: box.session, busy=busy)
+    return box
+
+
+def _kept(box: Box | None, args: argparse.Namespace) -> str:
+    """What is kept on the way out: the game being played, unless it is over; else, when no
+    game was started yet, the unfinished one that was found."""
+    session = box.session if box is not None else None
+    if session is None:
+        if args.game is None:
+            return ""  # the menu: the games it set aside are resumed by their names
+        return f"Any unfinished {args.game} game is kept."
+    if session.game.is_over() or session.journal is None:
+        return ""
+    name = session.game_name
+    how = f"assistant play {name} --text --resume" if args.text else f"assistant play {name}"
+    return f"The {name} game is kept; `{how}` goes on with it."
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (systemd stopping the service, `kill`) ends play as Ctrl-C does: tidily."""
+    try:
+        before = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    except ValueError:  # not the main thread (a test calling play): nothing to set
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def settings_for(config: Config, game: str) -> dict[str, Any]:
@@ -71,29 +185,58 @@ def _print_problems(config: Config) -> None:
     config.problems.clear()
 
 
+RESUME_ANSWERS = frozenset({"resume", "r", "yes", "y", "continue", "go on"})
+NEW_ANSWERS = frozenset({"new", "n", "new game", "no"})
+
+
 def _unfinished_to_resume(args: argparse.Namespace, folder: Path) -> Journal | None:
     """The unfinished game to go on with: with --resume, or if the player at a terminal says so.
 
-    Piped or scripted input is never asked (its first line is a command, not an answer): a
-    new game starts and the unfinished one is kept as it is, for --resume."""
-    unfinished = None if args.new else find_unfinished(folder, args.game)
-    if unfinished is None:
+    Piped or scripted input is never asked (its first line is a command, not an answer), nor is
+    a start with --seed (a seed asks for a new game): a new game starts and the unfinished one
+    is kept as it is, for --resume. At a terminal nothing but "resume" or a confirmed "new"
+    answers: a bare Enter or a typo asks again, and the end of input leaves (EOFError)."""
+    found = [] if args.new else unfinished_games(folder, args.game)
+    if not found:
         if args.resume:
             print(f"No unfinished {args.game} game to resume; starting a new one.", file=sys.stderr)
         return None
-    if args.resume:
-        return unfinished
+    unfinished, older = found[0], found[1:]
     started = unfinished.header.get("started")
-    if not _interactive(sys.stdin):
-        print(f"An unfinished {args.game} game from {started} is kept (--resume continues it); "
-              "starting a new one.", file=sys.stderr)
-        return None
-    print(f"An unfinished {args.game} game from {started} was found. "
-          "Type 'resume' to continue it, anything else to start a new game.", flush=True)
-    if sys.stdin.readline().strip().lower() in ("resume", "yes", "y"):
+    if args.resume:
+        if older:
+            listed = "; ".join(f"from {j.header.get('started')} ({j.path})" for j in older)
+            print(f"Going on with the {args.game} game from {started}. Older unfinished {args.game} games, "
+                  f"kept and offered in turn once the newer ones end: {listed}.", file=sys.stderr)
         return unfinished
-    unfinished.append({"end": "abandoned"})
-    return None
+    also = f" ({len(older)} older unfinished ones are kept too: --resume lists them)" if older else ""
+    if args.seed is not None or not _interactive(sys.stdin):
+        print(f"An unfinished {args.game} game from {started} is kept{also}; starting a new one. "
+              "--resume goes on with the newest unfinished game.", file=sys.stderr)
+        return None
+    print(f"An unfinished {args.game} game from {started} was found{also}. "
+          "Type resume to go on with it, or new to start a new game.", flush=True)
+    while True:
+        answer = _answer()
+        if answer in RESUME_ANSWERS:
+            return unfinished
+        if answer in NEW_ANSWERS:
+            print(f"Start a new game? The one from {started} will be lost. Type yes or no.", flush=True)
+            if _answer() in ("yes", "y"):
+                unfinished.append({"end": "abandoned"})
+                return None
+            print(f"The game from {started} is kept. Type resume to go on with it, or new to start "
+                  "a new game.", flush=True)
+            continue
+        print(f"Type resume to go on with the game from {started}, or new to start a new game.", flush=True)
+
+
+def _answer() -> str:
+    """The player's next line, in lower case (EOFError at the end of input)."""
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return " ".join(line.lower().replace("'", "").split())
 
 
 def _interactive(stream: TextIO) -> bool:

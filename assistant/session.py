@@ -53,7 +53,7 @@ SESSION_PHRASES = (
     "Listening again.", "I am listening.", "The volume goes from 0 to 10: say volume five, for example.",
     "The volume is at its loudest.", "The volume is at its lowest.", "Shutting down. Goodbye.",
     "Goodbye. The assistant stops; the box stays on, as allow_poweroff is off in the settings.",
-    "I could not power off. Switch the box off at the plug.",
+    "I could not power off. Switch the box off at the plug.", "Say new game to play again.",
 )
 
 
@@ -391,9 +391,8 @@ class Session:
                 if not self.game.is_over():
                     self._flush_time()
                     self.paused = True
-                    minutes = round(self.idle_pause_after / 60, 1)
-                    self.say(f"Nobody has played for {minutes:g} minutes, so I paused the game. "
-                             "Nothing is lost. Say resume to go on.")
+                    self.say(f"Nobody has played for {said_duration(self.idle_pause_after)}, so I paused "
+                             "the game. Nothing is lost. Say resume to go on.")
                 return
         self._advance(seconds)
 
@@ -447,6 +446,18 @@ class Session:
 
     def close(self) -> None:
         self._flush_time()
+
+
+def said_duration(seconds: float) -> str:
+    """A span of time as a person says it: "40 seconds", "1 minute", "2 and a half minutes"."""
+    if seconds < 59.5:
+        whole = max(1, round(seconds))
+        return f"{whole} second{'s' if whole != 1 else ''}"
+    halves = round(seconds / 30)
+    minutes, half = divmod(halves, 2)
+    if half:
+        return "a minute and a half" if minutes == 1 else f"{minutes} and a half minutes"
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
 
 
 def _spec_or_bare(module: ModuleType, name: str) -> GameSpec:

@@ -7,7 +7,8 @@
 Input goes to one game's session, or to the box around the spoken menu and the games
 (assistant/box.py): the same lines work for both.
 
-Lines starting with # and blank lines are skipped. End of input ends cleanly.
+Lines starting with # and blank lines are skipped. End of input ends cleanly, as do Ctrl-C
+and SIGTERM (assistant/play.py says what is kept).
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ import queue
 import sys
 import threading
 import time
-from typing import TextIO
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
 
 from assistant.session import Front
+
+if TYPE_CHECKING:
+    from assistant.live.keypad import Keypad
 
 BUTTONS = {"0", "1", "2", "R"}
 #: The longest ``wait`` taken: a day of game time, longer than any game lasts.
@@ -83,15 +88,20 @@ def step_through(session: Front, seconds: float) -> None:
         left -= step
 
 
-def run(session: Front, stream: TextIO = sys.stdin, virtual: bool = True) -> int:
-    if virtual or not _selectable(stream):
-        for line in stream:
-            handle_line(session, line, virtual)
-            if session.finished:
-                break
-    else:
-        _run_real_clock(session, stream)
-    session.close()
+def run(session: Front, stream: TextIO = sys.stdin, virtual: bool = True, keypad: Keypad | None = None) -> int:
+    """Play until the input ends or the session is finished. Ctrl-C (KeyboardInterrupt) goes
+    through, after the session is closed: the game time gathered so far is written first.
+    ``keypad`` (the phones): its presses are taken between lines, as they come."""
+    try:
+        if keypad is None and (virtual or not _selectable(stream)):
+            for line in stream:
+                handle_line(session, line, virtual)
+                if session.finished:
+                    break
+        else:
+            _run_as_it_comes(session, stream, virtual, keypad)
+    finally:
+        session.close()
     return 0
 
 
@@ -103,36 +113,48 @@ def _selectable(stream: TextIO) -> bool:
     return True
 
 
-def _run_real_clock(session: Front, stream: TextIO) -> None:
-    """Game time runs while waiting for the next line. A reader thread takes the lines as they
-    come (several may arrive at once, e.g. pasted or piped: each is handled at once, in order);
-    the time spent answering a line does not count, as the clock stops while the game talks."""
-    lines: queue.Queue[str | None] = queue.Queue()
+@dataclass(frozen=True)
+class Press:
+    """A keypad button pressed (on a phone), among the typed lines."""
+
+    button: str
+
+
+def _run_as_it_comes(session: Front, stream: TextIO, virtual: bool, keypad: Keypad | None) -> None:
+    """Lines and presses as they come. On the real clock game time runs while waiting: a reader
+    thread takes the lines as they come (several may arrive at once, e.g. pasted or piped: each
+    is handled at once, in order); the time spent answering a line does not count, as the clock
+    stops while the game talks. On the virtual clock only ``wait`` lines pass time."""
+    inputs: queue.Queue[str | Press | None] = queue.Queue()
 
     def read() -> None:
         try:
             for line in stream:
-                lines.put(line)
+                inputs.put(line)
         except (OSError, ValueError):
             pass
         finally:
-            lines.put(None)
+            inputs.put(None)
 
     threading.Thread(target=read, name="text-input", daemon=True).start()
+    if keypad is not None:
+        keypad.start(lambda button: inputs.put(Press(button)))
     last = time.monotonic()
     while not session.finished:
-        due = session.next_event_in()
+        due = None if virtual else session.next_event_in()
         timeout = 1.0 if due is None else max(0.01, min(due, 1.0))
         try:
-            line = lines.get(timeout=timeout)
+            item = inputs.get(timeout=timeout)
             got = True
         except queue.Empty:
-            line, got = None, False
+            item, got = None, False
         now = time.monotonic()
-        session.advance(now - last)
+        session.advance(0.0 if virtual else now - last)  # 0: the box tells of waiting phones all the same
         if got:
-            if line is None:
+            if item is None:
                 break
-            if not session.finished:
-                handle_line(session, line, virtual=False)
+            if isinstance(item, Press):
+                session.press([item.button])
+            elif not session.finished:
+                handle_line(session, item, virtual)
         last = time.monotonic()

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import IO, TypeVar
 
 from assistant.engine import Command, Game, NotAllowed, Output
 from assistant.games import GameSpec
@@ -135,9 +135,10 @@ class RandomTable:
 class Running:
     """The CLI as a child process fed line by line, its output read as it comes."""
 
-    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path, stderr: IO[str] | int = subprocess.DEVNULL
+                 ) -> None:
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=env, cwd=cwd, bufsize=0)
+                                     stderr=stderr, env=env, cwd=cwd, bufsize=0)
         self.pending = b""
         self.lines: list[str] = []
 

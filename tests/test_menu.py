@@ -224,15 +224,21 @@ def test_a_game_over_that_could_be_undone_leaves_for_the_menu_unasked(tmp_path: 
     assert box.in_menu and out[-1] == QUESTION
 
 
-def test_with_a_game_named_play_ends_with_the_game() -> None:
+def test_with_a_game_named_play_stays_open_after_the_game() -> None:
+    """No menu to go back to: the game that is over stays, for "new game" (or "shut down")."""
     out: list[str] = []
     box = make_box(None, out, menu_after_game=False)
     box.start_game("dice-race")
+    session = box.session
+    assert session is not None
     for _ in range(200):
-        if box.finished:
+        if session.game.is_over():
             break
         box.hear("roll")
-    assert box.finished and not box.in_menu
+    assert session.game.is_over() and not box.finished and not box.in_menu
+    assert out[-1] == "NARRATOR: Say new game to play again."
+    box.hear("roll")
+    assert out[-1] != "NARRATOR: Say new game to play again." and not box.finished  # said once
 
 
 # ---------------------------------------------------------------------------------- volume

@@ -196,7 +196,7 @@ def test_what_game_time_changes_changes_what_the_ear_listens_for(tmp_path: Path)
     assert box.session is not None and box.session.game.clock_running()
     assert "resume" not in loop.ear.intents
     loop.tick(31.0)
-    assert box.paused and table.lines[-1].startswith("BSAT1: Nobody has played for 0.5 minutes")
+    assert box.paused and table.lines[-1].startswith("BSAT1: Nobody has played for 30 seconds")
     assert "resume" in loop.ear.intents
     say(loop, "resume")
     assert not box.paused

@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from assistant.config import Config
 from assistant.games import omega_virus
 from assistant.games.omega_virus.engine import AVDS, ROOM_ITEMS, CommandCenter, Phase
@@ -98,7 +100,26 @@ def test_scripted_game_ends_with_the_virus_terminated(tmp_path: Path) -> None:
     assert "VIRUS: Wrong!" in expected and "SOUND: buzz" in expected
     result = run_cli("\n".join(script) + "\n", tmp_path, "--seed", "7", "--clock", "virtual")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == expected
+    assert result.stdout.splitlines() == [*expected, "BSAT1: Say new game to play again."]
+
+
+@pytest.mark.parametrize("how", ["won", "time ran out"])
+def test_the_game_stays_open_after_it_ends(tmp_path: Path, how: str) -> None:
+    """After "You win!" or a time-out loss, "new game" starts the next one, as in the other games."""
+    if how == "won":
+        script, expected = oracle_script(7, {"red": "12", "blue": "01"})
+    else:
+        script = ["skill zero", "code one two", "skip", "skip", "skip", "wait 2000"]
+    result = run_cli("\n".join([*script, "new game", "skill one", "what can I say"]) + "\n", tmp_path,
+                     "--seed", "7", "--clock", "virtual")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    lines = result.stdout.splitlines()
+    over = lines.index("BSAT1: Say new game to play again.")
+    assert lines[over - 1] == ("VIRUS: You win! I am terminated!" if how == "won" else "VIRUS: Red terminated!")
+    assert lines[over + 1:over + 3] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
+    assert lines[-1].startswith("BSAT1: You can say:")
+    journals = sorted((tmp_path / "state").glob("omega-virus-*.jsonl"), key=lambda p: p.stat().st_mtime_ns)
+    assert len(journals) == 2 and journals[0].read_text().splitlines()[-1] == '{"end": "over"}'
 
 
 def test_scripted_game_ends_with_time_running_out(tmp_path: Path) -> None:
@@ -114,8 +135,9 @@ def test_scripted_game_ends_with_time_running_out(tmp_path: Path) -> None:
     assert "VIRUS: 1 minute until I take over!" in lines
     assert "VIRUS: Red must be terminated!" not in lines
     assert not any(line.endswith("Sector shut down!") for line in lines)  # skill 2
-    assert lines[-3:] == ["VIRUS: Too late! This station is mine! I win!", "VIRUS: Red terminated!",
-                          "VIRUS: Green terminated!"]
+    assert lines[-6:] == ["VIRUS: Too late! This station is mine! I win!", "VIRUS: Red terminated!",
+                          "VIRUS: Green terminated!", "BSAT1: Say new game to play again.",
+                          *["BSAT1: The game is over. Say new game to play again."] * 2]  # the game stays open
 
 
 def test_shutdowns_and_the_final_sector_at_skill_zero(tmp_path: Path) -> None:
@@ -124,7 +146,8 @@ def test_shutdowns_and_the_final_sector_at_skill_zero(tmp_path: Path) -> None:
     shutdowns = [line for line in lines if line.endswith("Sector shut down!")]
     assert len(shutdowns) == 3
     assert lines.index(shutdowns[0]) > lines.index("VIRUS: 10 minutes until I take over!")
-    assert lines[-2:] == ["VIRUS: Too late! This station is mine! I win!", "VIRUS: Red terminated!"]
+    assert lines[-3:] == ["VIRUS: Too late! This station is mine! I win!", "VIRUS: Red terminated!",
+                          "BSAT1: Say new game to play again."]
 
 
 def test_bad_input_gets_a_clear_answer_and_loses_nothing(tmp_path: Path) -> None:

@@ -134,7 +134,7 @@ def test_idle_game_pauses_and_keeps_its_time(tmp_path: Path) -> None:
     for _ in range(100):
         session.advance(2.0)
     assert session.paused
-    assert out[-1].startswith("BSAT1: Nobody has played for 2.5 minutes, so I paused the game.")
+    assert out[-1].startswith("BSAT1: Nobody has played for 2 and a half minutes, so I paused the game.")
     used = cc.used_ms
     assert used == 150_000
     session.advance(600)

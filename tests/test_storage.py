@@ -25,7 +25,7 @@ NOT_SAVED = "Progress is not being saved"
 
 
 def play(state: Path, lines: list[str], *args: str, limit: int | None = None,
-         stdin: int | None = None) -> subprocess.CompletedProcess[str]:
+         stdin: int | None = None, seed: str | None = "7") -> subprocess.CompletedProcess[str]:
     """The text CLI, optionally with the journal's size limited to ``limit`` bytes (a full disk)."""
     def limited() -> None:
         if limit is not None:
@@ -33,7 +33,7 @@ def play(state: Path, lines: list[str], *args: str, limit: int | None = None,
 
     env = {**os.environ, "ASSISTANT_STATE_DIR": str(state)}
     command = [sys.executable, "-m", "assistant", "play", "omega-virus", "--text", "--clock", "virtual",
-               "--seed", "7", *args]
+               *(["--seed", seed] if seed is not None else []), *args]
     if stdin is not None:
         done = subprocess.run(command, stdin=stdin, capture_output=True, text=True, env=env, cwd=ROOT,
                               timeout=60, preexec_fn=limited)
@@ -182,7 +182,7 @@ def _at_a_terminal(state: Path, typed: str) -> str:
     try:
         os.write(leader, typed.encode())
         os.write(leader, b"\x04")  # end of input
-        return play(state, [], stdin=follower).stdout
+        return play(state, [], stdin=follower, seed=None).stdout  # a seed would ask for a new game
     finally:
         os.close(leader)
         os.close(follower)
@@ -193,14 +193,15 @@ def test_only_a_terminal_is_asked_to_resume(tmp_path: Path) -> None:
     play(state, SCRIPT[:2])
     piped = play(state, ["skill zero", "code one two"])
     assert piped.stdout.splitlines()[:2] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
-    assert "is kept (--resume continues it)" in piped.stderr
+    assert "is kept; starting a new one." in piped.stderr
     first = min(journals(state), key=lambda p: p.stat().st_mtime_ns)
     assert "end" not in first.read_text().splitlines()[-1]  # nothing marked abandoned
     offered = _at_a_terminal(state, "resume\nrepeat\n").splitlines()
     assert offered[0].startswith("An unfinished omega-virus game from ")
     assert offered[1:3] == ["BSAT1: Game resumed.", "BSAT1: Blue, enter secret code."]
-    declined = _at_a_terminal(state, "no\n").splitlines()
-    assert declined[1] == "BSAT1: Enter skill."
+    declined = _at_a_terminal(state, "no\nyes\n").splitlines()  # a new game, confirmed
+    assert declined[1].endswith("will be lost. Type yes or no.")
+    assert declined[2] == "BSAT1: Enter skill."
 
 
 def readme_example() -> tuple[str, list[str]]:

@@ -42,13 +42,13 @@ def test_parse_wait_bounds() -> None:
         assert parse_wait(value) is None
 
 
-def play_menu(lines: list[str], state: Path, *options: str, config: Path | None = None
+def play_menu(lines: list[str], state: Path, *options: str, config: Path | None = None, seed: str | None = "5"
               ) -> subprocess.CompletedProcess[str]:
-    """`assistant play --text` with no game: the spoken menu, typed."""
+    """`assistant play --text` with no game: the spoken menu, typed (a seed: every game new)."""
     env = {**os.environ, "ASSISTANT_STATE_DIR": str(state)}
     settings = ["--config", str(config)] if config is not None else []
     return subprocess.run([sys.executable, "-m", "assistant", *settings, "play", "--text", "--clock", "virtual",
-                           "--seed", "5", *options], input="".join(f"{line}\n" for line in lines),
+                           *(["--seed", seed] if seed else []), *options], input="".join(f"{line}\n" for line in lines),
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
 
 
@@ -74,8 +74,8 @@ def test_the_menu_switching_and_resuming_by_text(tmp_path: Path) -> None:
     assert lines[-1].startswith("NARRATOR: You can say: ready, player one is Anna")
     journals = sorted(path.name.split("-2")[0] for path in state.glob("*.jsonl"))
     assert journals == ["omega-virus", "prologue"]  # each game once: the prologue was resumed, not new
-    # Next time, the Omega Virus is resumed by its name too.
-    again = play_menu(["the omega virus"], state)
+    # Next time, the Omega Virus is resumed by its name too (with no seed: a seed asks for a new game).
+    again = play_menu(["the omega virus"], state, seed=None)
     assert again.stdout.splitlines()[1:] == ["BSAT1: Game resumed. Say new game to start over.",
                                              "BSAT1: Red, enter secret code."]
     # --new: the menu starts every game afresh.

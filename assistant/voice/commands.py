@@ -24,7 +24,7 @@ def say_main(args: argparse.Namespace, config: Config) -> int:
     output = getattr(args, "output", None)
     if output:
         return _write(text, name, Path(output), config)
-    announcer = SpokenAnnouncer.from_config(config, echo=False)
+    announcer = SpokenAnnouncer.from_config(config, echo=False, without_sound="nothing was said")
     try:
         if announcer.voices is None:
             return 1

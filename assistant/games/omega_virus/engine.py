@@ -320,8 +320,8 @@ class CommandCenter:
 
     def _cmd_time_left(self, slots: Mapping[str, str]) -> None:
         seconds = -(-self.remaining_ms // 1000)
-        if seconds >= 60:
-            seconds = seconds // 60 * 60
+        if seconds >= 60:  # to the nearest minute: a few seconds into 20 minutes is still 20
+            seconds = (seconds + 30) // 60 * 60
         self.speech.say(Say(P.VIRUS, P.time_left(seconds)))
 
     def _cmd_inventory(self, slots: Mapping[str, str]) -> None:
@@ -389,6 +389,7 @@ class CommandCenter:
 
     def _press_move(self, button: str) -> None:
         if button == "0":
+            self.speech.last_announcement = []  # a pass: what was found before is no news to repeat
             self.end_move()
         elif button == "R":  # the same words again: repeating draws nothing from the RNG
             self.speech.repeat_announcement()
