@@ -13,18 +13,18 @@ from assistant.config import Config, state_dir
 from assistant.games import game_spec
 from assistant.journal import Journal, find_unfinished, report_to
 from assistant.session import Announcer, PrintAnnouncer
-from assistant.volume import LOUDEST, Volume
+from assistant.volume import Volume
 
 
 def play(args: argparse.Namespace, config: Config) -> int:
     folder = state_dir(config)
     # The original shut itself off after 2-3 idle minutes and lost the game; this one pauses.
     # With the virtual clock, "wait S" means exactly that time passes, so no idle pause.
-    idle = config.get("idle_pause_seconds", 150.0, minimum=0.0) or None
+    idle = config.value("idle_pause_seconds") or None
     if args.clock == "virtual":
         idle = None
     games = Games(lambda name: settings_for(config, name), folder, args.seed, idle, resume=not args.new)
-    volume = Volume.load(folder, config.get("volume", LOUDEST, minimum=0, maximum=LOUDEST))
+    volume = Volume.load(folder, config.value("volume"))
     power = Power.from_config(config)
     _print_problems(config)
     if not args.text:

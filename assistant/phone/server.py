@@ -63,10 +63,8 @@ class PhoneSettings:
 
     @classmethod
     def from_config(cls, config: Config) -> PhoneSettings:
-        d = cls()
-        return cls(bind=str(config.get("phone.bind", d.bind)).strip(),
-                   port=config.get("phone.port", d.port, minimum=0, maximum=65535),
-                   mdns=config.get("phone.mdns", d.mdns))
+        return cls(bind=config.value("phone.bind").strip(), port=config.value("phone.port"),
+                   mdns=config.value("phone.mdns"))
 
 
 class PhoneKeypad:
