@@ -245,3 +245,16 @@ def test_a_state_dir_that_is_not_text_is_refused(monkeypatch: pytest.MonkeyPatch
     config = Config.from_text("state_dir: 42\n", Path("c.yaml"))
     assert state_dir(config) == default_state_dir()
     assert config.problems == ["c.yaml line 1: state_dir = 42 must be text: the path of a folder; using ''."]
+
+
+def test_a_state_folder_under_proc_is_reported_truthfully_in_play(tmp_path: Path) -> None:
+    """Finding 7: /proc takes no folders; the player is told that, not that part of the path is a file."""
+    config = tmp_path / "config.yaml"
+    config.write_text("keypad:\n  source: none\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus",
+                             "--text", "--clock", "virtual"], input="skill zero\n", capture_output=True, text=True,
+                            env={"ASSISTANT_STATE_DIR": "/proc/omega-state", "PATH": "/usr/bin:/bin"}, cwd=ROOT)
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    assert ("the state folder /proc/omega-state cannot be made: /proc takes no new folders (it is not a folder "
+            "on a disk)") in result.stderr, result.stderr
+    assert "part of its path is not a folder" not in result.stderr
