@@ -8,6 +8,7 @@ microphone is plugged in, not installed). Each section is one function in ``SECT
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import os
 import shutil
@@ -179,8 +180,10 @@ def _phone(config: Config) -> str:
             try:
                 probe.bind((host, settings.port))
             except OSError as error:
+                busy = " by another program, or by the assistant already running" \
+                    if error.errno == errno.EADDRINUSE else ""
                 raise RuntimeError(f"phones: the page cannot listen on {host}:{settings.port} "
-                                   f"({error.strerror or error}); set phone.port (or phone.bind)") from error
+                                   f"({error.strerror or error}{busy}); set phone.port (or phone.bind)") from error
     if phones._announced_host() is None:
         return (f"phones, on port {settings.port}, but this box is not on a network yet (connect it; "
                 "BSat1 says the address and PIN when the game starts)")
