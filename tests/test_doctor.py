@@ -80,8 +80,9 @@ def test_keypad_sources_are_reported_as_play_opens_them(tmp_path: Path) -> None:
             "of none, terminal, fifo, evdev, gpio, phone; using 'terminal'.") in banana.stdout, banana.stdout
     listed = doctor(tmp_path, "keypad:\n  source: [none, banana]\n")
     assert "keypad.source: 'banana' is not a keypad source" in listed.stdout
-    assert listed.stdout.splitlines()[-1].startswith("To fix: correct the config lines named above")
-    assert "./start.sh" not in listed.stdout.splitlines()[-1]
+    closing = listed.stdout.splitlines()[-1]  # (a machine with no sound devices adds those, too)
+    assert closing.startswith("To fix: ") and "correct the config lines named above" in closing
+    assert "./start.sh" not in closing
 
 
 def test_a_state_folder_under_proc_is_reported_truthfully(tmp_path: Path) -> None:
