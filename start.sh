@@ -3,7 +3,8 @@
 # game: omega-virus (default), prologue, msx-cards, planets
 set -euo pipefail
 cd "$(dirname "$0")"
-. scripts/ensure-env.sh
+# what plays only (./test.sh adds the test tools and Whisper base)
+ASSISTANT_EXTRAS="" . scripts/ensure-env.sh
 stamp="${ASSISTANT_SETUP_STAMP:-.venv/.setup-done}"
 if [ ! -f "$stamp" ]; then
     # Only the speech model here (without a network it says what is missing, and that still

@@ -94,8 +94,8 @@ class Power:
 
     @classmethod
     def from_config(cls, config: Config) -> Power:
-        allowed = config.get("allow_poweroff", False)
-        text = config.get("poweroff_command", DEFAULT_POWEROFF)
+        allowed = config.value("allow_poweroff")
+        text = config.value("poweroff_command")
         try:
             command = tuple(shlex.split(text))
         except ValueError as error:

@@ -115,7 +115,7 @@ DEFAULT_BOARD = "assistant/games/omega_virus/board.yaml"
 def _board(path: str | None, config: Config) -> int:
     """The room and Command Code tables, after a first line that says whose they are."""
     module = game_module("omega-virus")
-    configured = str(config.get("games.omega_virus.board", "")).strip()
+    configured = config.value("games.omega_virus.board").strip()
     known = len(config.problems)
     try:
         table = module.board_text(config, path)

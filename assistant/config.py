@@ -1,13 +1,14 @@
-"""Settings: the user's ``config.yaml`` read once, every value checked where it is used.
+"""Settings: the user's ``config.yaml`` read once, each value checked against its declaration.
 
 A broken line never stops the game: the problem is reported with the file, line and key,
-and that setting keeps its default.
+and that setting keeps its default. A key that is not a setting (a typo) is reported with its
+line and the nearest setting, and ignored. The keys are declared in ``assistant.schema``'s
+sources; the top-level ones that belong to no part are declared here.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,14 +17,37 @@ from typing import Any, TypeVar
 
 import yaml
 
+from assistant.schema import ConfigError, LeftOut, Setting, coerce, setting, unknown_keys, within
+
 T = TypeVar("T")
 
 DEFAULT_PATHS = ("config.yaml", "~/.config/omega-assistant/config.yaml")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
-class ConfigError(ValueError):
-    """A setting that cannot be used."""
+def _text_path(value: Any) -> str:
+    """A folder path: text, never a number (``state_dir: 42`` would make a folder ``42/``)."""
+    if not isinstance(value, str):
+        raise ConfigError("must be text: the path of a folder")
+    return value.strip()
+
+
+#: The top-level settings no one part owns (the rest are declared by their parts).
+SETTINGS: tuple[Setting, ...] = (
+    Setting("state_dir", "", "Where unfinished games are journaled (\"\" = this install's own folder).",
+            path=True, check=_text_path, player=True),
+    Setting("idle_pause_seconds", 150.0, "Pause the game when nobody has played for this long (0: never).",
+            minimum=0.0, player=True),
+    Setting("volume", 10, "The speaker's volume, 0 (silent) to 10, until the players set another.",
+            minimum=0, maximum=10, player=True),
+    Setting("allow_poweroff", False, "\"Shut down\" also powers the machine off (a box with no screen)."),
+    Setting("poweroff_command", "systemctl poweroff", "The command that powers the machine off."),
+    # read by `assistant setup`; hearing's own declarations may take it over
+    Setting("hearing.whisper_url", "https://huggingface.co/Systran/faster-whisper-tiny.en/resolve/main/",
+            "Where `assistant setup` downloads Whisper tiny.en from."),
+)
+
+_UNSET: Any = object()
 
 
 def _compose(text: str) -> tuple[Any, dict[str, int]]:
@@ -106,7 +130,11 @@ class Config:
         if not isinstance(data, dict):
             return cls({}, {}, path, [f"{name}: expected settings (key: value lines); "
                                        "using the defaults."])
-        return cls(data, lines, path, [])
+        config = cls(data, lines, path, [])
+        for key, near in unknown_keys(data):
+            hint = f"; did you mean {near!r}?" if near else " (config.yaml lists every setting)."
+            config.problems.append(f"{config.where(key)}: {key!r} is not a setting{hint} It is ignored.")
+        return config
 
     def where(self, key: str) -> str:
         name = str(self.path) if self.path else "config"
@@ -125,58 +153,49 @@ class Config:
         sentinel = object()
         return self.raw(key, sentinel) is not sentinel
 
+    def value(self, key: str, default: Any = _UNSET) -> Any:
+        """The setting at dotted ``key``, checked against its declaration (type, choices, limits).
+
+        Unset: the declared default. A bad value is reported in ``problems`` and the default is
+        used instead. ``default``: only for a declared per-name key (``characters.*.volume``),
+        whose default is each name's own.
+        """
+        declaration = setting(key)
+        fallback = declaration.default if default is _UNSET else default
+        value = self.raw(key, None)
+        if value is None:
+            return fallback
+        try:
+            return declaration.checked(value, fallback)
+        except LeftOut as error:
+            self.report(f"{self.where(key)}: {key}: {error}; left out.")
+            return error.kept
+        except ConfigError as error:
+            self.report(f"{self.where(key)}: {key} = {value!r} {error}; using {fallback!r}.")
+            return fallback
+
+    def report(self, problem: str) -> None:
+        """Add ``problem`` once (a setting read twice is not reported twice)."""
+        if problem not in self.problems:
+            self.problems.append(problem)
+
     def get(self, key: str, default: T, *, choices: Sequence[Any] | None = None,
             minimum: float | None = None, maximum: float | None = None) -> T:
-        """The setting at dotted ``key``, checked against the default's type and the limits.
-
-        A bad value is reported in ``problems`` and the default is used instead.
-        """
+        """A value not declared in the schema (prefer :meth:`value`), checked against the default's
+        type and the limits given here. A bad value is reported and the default used instead."""
         value = self.raw(key, None)
         if value is None:
             return default
         try:
-            checked = _coerce(value, default)
+            checked = coerce(value, default)
             if choices is not None and checked not in choices:
                 raise ConfigError(f"must be one of {', '.join(map(str, choices))}")
-            if minimum is not None and isinstance(checked, int | float) and checked < minimum:
-                raise ConfigError(f"must be at least {minimum}")
-            if maximum is not None and isinstance(checked, int | float) and checked > maximum:
-                raise ConfigError(f"must be at most {maximum}")
+            within(checked, minimum, maximum)
         except ConfigError as error:
             self.problems.append(f"{self.where(key)}: {key} = {value!r} {error}; "
                                  f"using {default!r}.")
             return default
         return checked  # type: ignore[no-any-return]
-
-
-def _coerce(value: Any, default: Any) -> Any:
-    if isinstance(default, bool):
-        if isinstance(value, bool):
-            return value
-        raise ConfigError("must be true or false")
-    if isinstance(default, int) and not isinstance(default, bool):
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        raise ConfigError("must be a whole number")
-    if isinstance(default, float):
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            if not math.isfinite(float(value)):
-                raise ConfigError("must be a finite number")
-            return float(value)
-        raise ConfigError("must be a number")
-    if isinstance(default, str):
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
-            return str(value)
-        raise ConfigError("must be text")
-    if isinstance(default, list):
-        if isinstance(value, list):
-            return value
-        raise ConfigError("must be a list")
-    if isinstance(default, dict):
-        if isinstance(value, dict):
-            return value
-        raise ConfigError("must be a group of settings")
-    return value
 
 
 def default_state_dir(root: Path = PROJECT_ROOT) -> Path:
@@ -196,7 +215,7 @@ def state_dir(config: Config) -> Path:
     env = os.environ.get("ASSISTANT_STATE_DIR")
     if env:
         return Path(env).expanduser()
-    configured = config.get("state_dir", "").strip()
+    configured: str = config.value("state_dir")
     if not configured:
         return default_state_dir()
     path = Path(configured).expanduser()

@@ -1,28 +1,69 @@
-"""``assistant doctor``: what will be used for hearing, speaking and private presses, and what is missing.
+"""``assistant doctor``: what will be used for hearing, speaking, private presses and saved games,
+and what is missing.
 
-Every problem comes with the command that fixes it.
+Every problem comes with what fixes it, and the closing line sums up only those fixes (a missing
+microphone is plugged in, not installed). Each section is one function in ``SECTIONS``.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
+import functools
+import os
 import shutil
+import socket
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from assistant.config import Config
+from assistant.config import Config, state_dir
+
+#: What fixes a failed check, by its title (the closing line names each fix once).
+FIXES = {
+    "microphone": "plug in a microphone (or set live.input_device)",
+    "speaker": "plug in a speaker (or set voice.output_device)",
+    "recognizer": "./start.sh (or `assistant setup`) installs the missing packages and models",
+    "speech": "./start.sh installs the missing packages",
+    "private presses": "connect the keypad, or set keypad.source",
+    "status light": "check keypad.gpio.led",
+    "saved games": "set state_dir to a folder that can be written",
+    "service": "see the service line",
+    "config": "correct the config lines named above",
+}
 
 
-def _check(title: str, probe: Callable[[], str]) -> bool:
-    try:
-        detail = probe()
-    except Exception as error:  # noqa: BLE001 - every failure is reported, none is fatal
-        print(f"  PROBLEM  {title}: {error}")
-        return False
-    print(f"  ok       {title}: {detail}")
-    return True
+class Doctor:
+    """The checks' results: each printed as it is made, and the fixes the failed ones need."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.fixes: list[str] = []
+
+    def check(self, title: str, probe: Callable[[], str]) -> bool:
+        try:
+            detail = probe()
+        except Exception as error:  # noqa: BLE001 - every failure is reported, none is fatal
+            print(f"  PROBLEM  {title}: {error}")
+            self.needs(title)
+            return False
+        print(f"  ok       {title}: {detail}")
+        return True
+
+    def needs(self, title: str) -> None:
+        fix = FIXES.get(title.split(" (")[0], f"see {title}")
+        if fix not in self.fixes:
+            self.fixes.append(fix)
+
+    def new_problems(self, read: Callable[[], object]) -> list[str]:
+        """Read settings with ``read`` and take out the config problems it found (reported here)."""
+        known = len(self.config.problems)
+        read()
+        found = self.config.problems[known:]
+        del self.config.problems[known:]
+        return found
 
 
 def _is_terminal(stream: TextIO | None) -> bool:
@@ -32,110 +73,207 @@ def _is_terminal(stream: TextIO | None) -> bool:
         return False
 
 
-def doctor_main(args: argparse.Namespace, config: Config) -> int:
-    ok = True
+def audio(doctor: Doctor) -> bool:
+    config = doctor.config
     print("Audio devices")
 
     def inputs() -> str:
         from assistant.live.microphone import find_input, input_devices
 
         names = [name for _, name, _ in input_devices()]
-        _, chosen = find_input(config.get("live.input_device", ""))
+        _, chosen = find_input(config.value("live.input_device"))
         return f"will use {chosen!r} (found: {', '.join(names)}); change with live.input_device"
 
     def outputs() -> str:
         from assistant.voice.playback import find_output
 
-        _, chosen, notes = find_output(config.get("voice.output_device", ""))
+        _, chosen, notes = find_output(config.value("voice.output_device"))
         return f"will use {chosen!r}" + (f" ({'; '.join(notes)})" if notes else "") + \
             "; change with voice.output_device"
 
-    ok &= _check("microphone", inputs)
-    ok &= _check("speaker", outputs)
+    return doctor.check("microphone", inputs) & doctor.check("speaker", outputs)
 
+
+def hearing(doctor: Doctor) -> bool:
     print("Hearing")
 
-    def hearing() -> str:
+    def recognizer() -> str:
         from assistant.hearing import HearingSettings, choose
 
-        return choose(HearingSettings.from_config(config)).note
-
-    ok &= _check("recognizer", hearing)
-
-    def vosk_model() -> str:  # the model, its kind and whether every game's words are in it
-        from assistant.hearing import HearingSettings
-        from assistant.hearing.vosk_engine import doctor_check
-
-        return doctor_check(HearingSettings.from_config(config).vosk_folder)
+        return choose(HearingSettings.from_config(doctor.config)).note
 
     from assistant.hearing import HearingSettings, choose
 
-    if choose(HearingSettings.from_config(config)).engine == "vosk":
-        ok &= _check("Vosk model", vosk_model)
+    ok = doctor.check("recognizer", recognizer)
+    settings = HearingSettings.from_config(doctor.config)
+    if choose(settings).engine == "vosk":
 
+        def vosk_model() -> str:  # the model, its kind and whether every game's words are in it
+            from assistant.hearing.vosk_engine import doctor_check
+
+            return doctor_check(settings.vosk_folder)
+
+        ok &= doctor.check("Vosk model", vosk_model)
+    return ok
+
+
+def voices(doctor: Doctor) -> bool:
     print("Voices")
 
-    def voices() -> str:
+    def speech() -> str:
         from assistant.voice.synth import bundled_voice
 
         return f"Piper voice {bundled_voice().name} (characters in config.yaml: virus, bsat1, narrator)"
 
-    ok &= _check("speech", voices)
+    return doctor.check("speech", speech)
 
+
+def keypad(doctor: Doctor) -> bool:
+    """Each source ``keypad.source`` names, as play will open it; a source that is not one is
+    flagged here (and play leaves it out)."""
+    from assistant.live.settings import keypad_sources
+
+    config = doctor.config
     print("Keypad")
+    sources: tuple[str, ...] = ()
 
-    def keypad() -> str:
-        source = config.get("keypad.source", "terminal")
-        if source == "gpio":
-            return gpio_buttons()
-        if source == "evdev":
-            from assistant.live.keypad import EvdevKeypad
+    def read() -> None:
+        nonlocal sources
+        sources = keypad_sources(config)
 
-            path, name = EvdevKeypad(config.get("keypad.device", "keypad")).find()
-            return f"input device {name!r} ({path})"
-        if source == "fifo":
-            return f"named pipe {config.get('keypad.fifo', '/tmp/omega-keypad')}"
-        if source == "none":
-            return "none: secret codes are spoken, attack shots are random"
-        if not _is_terminal(sys.stdin):
-            raise RuntimeError("keys typed in the terminal, but this input is not a terminal: start "
-                               "`assistant play` in a terminal, or set keypad.source in config.yaml to "
-                               "evdev (a USB keypad), fifo or none")
-        return "keys typed in this terminal (a USB keypad types here too)"
+    ok = True
+    for problem in doctor.new_problems(read):
+        print(f"  PROBLEM  private presses: {problem}")
+        doctor.needs("config")
+        ok = False
+    for source in sources:
+        title = "private presses" if len(sources) == 1 else f"private presses ({source})"
+        ok &= doctor.check(title, functools.partial(_source, config, source, len(sources) > 1))
+    if not sources:
+        print("  ok       private presses: none (keypad.source names no usable source)")
+    if "gpio" in sources:
+        ok &= doctor.check("status light", lambda: _light(config))
+    return ok
 
-    def gpio_buttons() -> str:
-        from assistant.live.gpio import gpio_settings, open_gpio_keypad
 
-        settings = gpio_settings(config)
-        keypad = open_gpio_keypad(config) if settings is not None else None
-        if settings is None or keypad is None:
-            raise RuntimeError("the GPIO buttons' pins cannot be used (the config problems below say why)")
-        keypad.start(lambda button: None)  # takes the pins: says so when there are none
-        keypad.stop()
-        wiring = ", ".join(f"{button} on GPIO{pin}" for button, pin in settings.pins.items())
-        talk = f"; talk button on GPIO{settings.talk}" if settings.talk is not None else "; no talk button"
-        return f"GPIO buttons {wiring}{talk}"
+def _source(config: Config, source: str, several: bool) -> str:
+    """What ``source`` is, as play would open it; raises with what to do when it cannot be used."""
+    if source == "gpio":
+        return _gpio_buttons(config)
+    if source == "evdev":
+        from assistant.live.keypad import EvdevKeypad
 
-    def light() -> str:
-        from assistant.live.gpio import open_status_light
+        path, name = EvdevKeypad(config.value("keypad.device")).find()
+        return f"input device {name!r} ({path})"
+    if source == "fifo":
+        return f"named pipe {config.value('keypad.fifo')}"
+    if source == "phone":
+        return _phone(config)
+    if source == "none":
+        return "none: secret codes are spoken, attack shots are random"
+    if not _is_terminal(sys.stdin):
+        if several:
+            return "keys typed in the terminal: left out, as this input is not a terminal (the others serve)"
+        raise RuntimeError("keys typed in the terminal, but this input is not a terminal: start "
+                           "`assistant play` in a terminal, or set keypad.source in config.yaml to "
+                           "evdev (a USB keypad), fifo, phone or none")
+    return "keys typed in this terminal (a USB keypad types here too)"
 
-        known = len(config.problems)
-        status = open_status_light(config)
-        if status is None:
-            if len(config.problems) > known:
-                raise RuntimeError(config.problems.pop().removeprefix("keypad.gpio.led: "))
-            return "none (keypad.gpio.led is not set)"
-        where = str(status.led.pin)
-        status.close()
-        return f"LED on {where}"
 
-    ok &= _check("private presses", keypad)
-    if config.get("keypad.source", "terminal") == "gpio":
-        ok &= _check("status light", light)
+def _phone(config: Config) -> str:
+    """Every player's phone: the address phones open, if the port is free to listen on."""
+    from assistant.phone import PhoneKeypad, PhoneSettings
 
+    settings = PhoneSettings.from_config(config)
+    phones = PhoneKeypad(settings)
+    host = phones._bind_host()
+    if settings.port:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            try:
+                probe.bind((host, settings.port))
+            except OSError as error:
+                busy = " by another program, or by the assistant already running" \
+                    if error.errno == errno.EADDRINUSE else ""
+                raise RuntimeError(f"phones: the page cannot listen on {host}:{settings.port} "
+                                   f"({error.strerror or error}{busy}); set phone.port (or phone.bind)") from error
+    if phones._announced_host() is None:
+        return (f"phones, on port {settings.port}, but this box is not on a network yet (connect it; "
+                "BSat1 says the address and PIN when the game starts)")
+    if not settings.port:
+        return "phones, on a free port BSat1 says at the start with the PIN (phone.port: 0)"
+    return f"phones open {phones.url} and join with the PIN BSat1 says at the start"
+
+
+def _gpio_buttons(config: Config) -> str:
+    from assistant.live.gpio import gpio_settings, open_gpio_keypad
+
+    settings = gpio_settings(config)
+    pad = open_gpio_keypad(config) if settings is not None else None
+    if settings is None or pad is None:
+        raise RuntimeError("the GPIO buttons' pins cannot be used (the config problems below say why)")
+    pad.start(lambda button: None)  # takes the pins: says so when there are none
+    pad.stop()
+    wiring = ", ".join(f"{button} on GPIO{pin}" for button, pin in settings.pins.items())
+    talk = f"; talk button on GPIO{settings.talk}" if settings.talk is not None else "; no talk button"
+    return f"GPIO buttons {wiring}{talk}"
+
+
+def _light(config: Config) -> str:
+    from assistant.live.gpio import open_status_light
+
+    known = len(config.problems)
+    status = open_status_light(config)
+    if status is None:
+        if len(config.problems) > known:
+            raise RuntimeError(config.problems.pop().removeprefix("keypad.gpio.led: "))
+        return "none (keypad.gpio.led is not set)"
+    where = str(status.led.pin)
+    status.close()
+    return f"LED on {where}"
+
+
+def saved_games(doctor: Doctor) -> bool:
+    print("Saved games")
+    folder: Path | None = None
+
+    def read() -> None:
+        nonlocal folder
+        folder = state_dir(doctor.config)
+
+    ok = True
+    for problem in doctor.new_problems(read):
+        print(f"  PROBLEM  config: {problem}")
+        doctor.needs("config")
+        ok = False
+    assert folder is not None
+    return doctor.check("saved games", lambda: writable_folder(folder)) and ok
+
+
+def writable_folder(folder: Path) -> str:
+    """Whether unfinished games can be saved in ``folder``, found without leaving anything there:
+    the folder, or the nearest folder above it that exists, is tried with a scratch folder."""
+    from assistant.journal import why_not_saved
+
+    where = folder
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    try:
+        scratch = tempfile.mkdtemp(prefix=".doctor-", dir=folder if where == folder else where)
+        if where != folder:  # the folder itself must be makeable there, too (not only a file in it)
+            os.rmdir(scratch)
+            scratch = tempfile.mkdtemp(prefix=".doctor-", dir=where)
+    except OSError as error:
+        raise RuntimeError(f"unfinished games cannot be saved: {why_not_saved(error, folder)}") from error
+    os.rmdir(scratch)
+    if where == folder:
+        return f"unfinished games are kept in {folder}"
+    return f"unfinished games will be kept in {folder} (made at the first game)"
+
+
+def service(doctor: Doctor) -> bool:
     print("Start at boot")
 
-    def service() -> str:
+    def installed() -> str:
         from assistant.service import UNIT, Plan, make_plan
 
         found: list[str] = []
@@ -146,15 +284,30 @@ def doctor_main(args: argparse.Namespace, config: Config) -> int:
                 found.append(f"{'system' if plan.system else 'user'} service {plan.unit_path} ({enabled})")
         return "; ".join(found) or "not installed (assistant install-service makes it start at boot)"
 
-    ok &= _check("service", service)
+    return doctor.check("service", installed)
 
+
+def tools(doctor: Doctor) -> bool:
     print("Tools")
     for tool, package in (("espeak-ng", "espeak-ng"), ("pactl", "pulseaudio-utils")):
         found = shutil.which(tool)
         print(f"  {'ok      ' if found else 'missing '} {tool}" +
               ("" if found else f": sudo apt-get install {package} (only the tests need it)"))
+    return True
+
+
+#: The sections, in the order printed; a new one is a function taking the Doctor, added here.
+SECTIONS: tuple[Callable[[Doctor], bool], ...] = (audio, hearing, voices, keypad, saved_games, service, tools)
+
+
+def doctor_main(args: argparse.Namespace, config: Config) -> int:
+    doctor = Doctor(config)
+    ok = True
+    for section in SECTIONS:
+        ok &= section(doctor)
     for problem in config.problems:
         print(f"  PROBLEM  config: {problem}")
+        doctor.needs("config")
         ok = False
-    print("Everything needed is here." if ok else "Fix the problems above; ./start.sh installs what is missing.")
+    print("Everything needed is here." if ok else f"To fix: {'; '.join(doctor.fixes)}.")
     return 0 if ok else 1

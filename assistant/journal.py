@@ -62,6 +62,11 @@ def _notice(message: str | None) -> None:
         _listener(message)
 
 
+def why_not_saved(error: OSError, folder: Path) -> str:
+    """Why nothing can be saved in ``folder`` (``error`` came from making or writing in it)."""
+    return _why(error, folder)
+
+
 def _why(error: OSError, folder: Path) -> str:
     code = error.errno
     if code == errno.EROFS:
@@ -73,7 +78,13 @@ def _why(error: OSError, folder: Path) -> str:
     if code in (errno.EACCES, errno.EPERM):
         return f"there is no permission to write in {folder}"
     if code in (errno.ENOENT, errno.ENOTDIR, errno.EEXIST):
-        return f"the state folder {folder} cannot be made (part of its path is not a folder)"
+        where = folder
+        while not where.is_dir() and not where.exists() and where != where.parent:
+            where = where.parent
+        if where.exists() and not where.is_dir():
+            return f"the state folder {folder} cannot be made: {where} is a file, not a folder"
+        return (f"the state folder {folder} cannot be made: {where} takes no new folders "
+                "(it is not a folder on a disk)")
     return f"{folder}: {error.strerror or error}"
 
 

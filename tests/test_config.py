@@ -144,3 +144,118 @@ def test_each_install_has_its_own_state_folder(tmp_path: Path, monkeypatch: pyte
     assert default_state_dir(tmp_path / "site-a") == one  # keyed to the install, stable
     monkeypatch.setenv("ASSISTANT_STATE_DIR", str(tmp_path / "env"))
     assert state_dir(Config.load(ROOT / "config.yaml")) == tmp_path / "env"
+
+
+# ---------------------------------------------------------------- one schema: every key declared once
+
+
+def test_config_yaml_holds_to_the_schema() -> None:
+    """Every key written in config.yaml is a declared setting, and every value written there is the
+    declared default (config.yaml documents the defaults; it must not drift from them)."""
+    import yaml
+
+    from assistant.schema import declared, setting, unknown_keys
+    from assistant.voice.characters import default_characters
+
+    defaults = default_characters()
+    data = yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
+    assert list(unknown_keys(data)) == []
+    config = Config.load(ROOT / "config.yaml")
+    compared = 0
+    for key, declaration in declared().items():
+        if "*" in key or declaration.default is None or not config.has(key):
+            continue
+        assert declaration.checked(config.raw(key)) == declaration.default, key
+        compared += 1
+    assert compared >= 80  # nearly every key is written out in config.yaml
+    for name, character in data["characters"].items():
+        for field, value in character.items():
+            assert setting(f"characters.{name}.{field}").checked(value, defaults[name][field]) \
+                == defaults[name][field], (name, field)
+
+
+def test_every_setting_read_by_name_is_declared() -> None:
+    """``config.value("...")`` with a key nobody declared would fail at run time: none in the code."""
+    import re
+
+    from assistant.schema import setting
+
+    keys = set()
+    for path in (ROOT / "assistant").rglob("*.py"):
+        keys.update(re.findall(r"config\.value\(\"([a-z_.]+)\"", path.read_text(encoding="utf-8")))
+    assert len(keys) > 30
+    for key in sorted(keys):
+        setting(key)
+
+
+def test_the_parts_dataclass_defaults_are_the_declared_ones() -> None:
+    from assistant.live.loop import LiveSettings
+    from assistant.phone import PhoneSettings
+    from assistant.schema import declared
+    from assistant.voice.voices import VoiceSettings
+
+    settings = declared()
+    live = LiveSettings()
+    for key in ("block_seconds", "mute_tail_seconds", "answer_early", "early_steady_blocks", "retry_seconds",
+                "talk_seconds"):
+        assert getattr(live, key) == settings[f"live.{key}"].default, key
+    assert live.listen == settings["listen"].default
+    phone = PhoneSettings()
+    for key in ("bind", "port", "mdns"):
+        assert getattr(phone, key) == settings[f"phone.{key}"].default, key
+    voice = VoiceSettings()
+    for key in ("output_device", "threads", "render_at_start", "memory_cache_mb", "pause_seconds"):
+        assert getattr(voice, key) == settings[f"voice.{key}"].default, key
+
+
+def test_an_unknown_key_is_reported_with_its_line_and_the_nearest_setting() -> None:
+    text = ("volumne: 3\ngames:\n  omega_virus:\n    sheilds_seconds: 5\ncharacters:\n  zark:\n    volum: 1.2\n"
+            "voice:\n  volume: 4\nwhatever: 1\n")
+    config = Config.from_text(text, Path("my.yaml"))
+    assert config.problems == [
+        "my.yaml line 1: 'volumne' is not a setting; did you mean 'volume'? It is ignored.",
+        "my.yaml line 4: 'games.omega_virus.sheilds_seconds' is not a setting; did you mean "
+        "'games.omega_virus.shields_seconds'? It is ignored.",
+        "my.yaml line 7: 'characters.zark.volum' is not a setting; did you mean 'characters.zark.volume'? "
+        "It is ignored.",
+        "my.yaml line 9: 'voice.volume' is not a setting; did you mean 'volume'? It is ignored.",
+        "my.yaml line 10: 'whatever' is not a setting (config.yaml lists every setting). It is ignored.",
+    ]
+    assert config.value("volume") == 10  # the typo changed nothing
+
+
+def test_cli_reports_a_typo_with_its_line_and_the_nearest_key_and_plays_on(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("idle_pause_seconds: 100\ngames:\n  omega_virus:\n    sheilds_seconds: 5\nvolumne: 3\n",
+                      encoding="utf-8")
+    for args in (["play", "omega-virus", "--text", "--clock", "virtual"], ["doctor"]):
+        result = run_cli(config, tmp_path, *args)
+        out = result.stderr + result.stdout
+        assert "Traceback" not in out
+        assert (f"{config} line 4: 'games.omega_virus.sheilds_seconds' is not a setting; did you mean "
+                "'games.omega_virus.shields_seconds'?") in out, out
+        assert f"{config} line 5: 'volumne' is not a setting; did you mean 'volume'?" in out
+    played = run_cli(config, tmp_path, "play", "omega-virus", "--text", "--clock", "virtual")
+    assert played.returncode == 0
+    assert played.stdout.splitlines()[:2] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
+
+
+def test_a_state_dir_that_is_not_text_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``state_dir: 42`` made a folder ``42/``; it must be a path, written as text."""
+    monkeypatch.delenv("ASSISTANT_STATE_DIR")
+    config = Config.from_text("state_dir: 42\n", Path("c.yaml"))
+    assert state_dir(config) == default_state_dir()
+    assert config.problems == ["c.yaml line 1: state_dir = 42 must be text: the path of a folder; using ''."]
+
+
+def test_a_state_folder_under_proc_is_reported_truthfully_in_play(tmp_path: Path) -> None:
+    """Finding 7: /proc takes no folders; the player is told that, not that part of the path is a file."""
+    config = tmp_path / "config.yaml"
+    config.write_text("keypad:\n  source: none\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus",
+                             "--text", "--clock", "virtual"], input="skill zero\n", capture_output=True, text=True,
+                            env={"ASSISTANT_STATE_DIR": "/proc/omega-state", "PATH": "/usr/bin:/bin"}, cwd=ROOT)
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    assert ("the state folder /proc/omega-state cannot be made: /proc takes no new folders (it is not a folder "
+            "on a disk)") in result.stderr, result.stderr
+    assert "part of its path is not a folder" not in result.stderr

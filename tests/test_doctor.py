@@ -13,11 +13,12 @@ import pytest
 from tests.audio_env import ensure_audio
 
 
-def doctor(tmp_path: Path, config: str, stdin: int = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
+def doctor(tmp_path: Path, config: str, stdin: int = subprocess.DEVNULL,
+           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "config.yaml"
     path.write_text(config, encoding="utf-8")
     return subprocess.run([sys.executable, "-m", "assistant", "--config", str(path), "doctor"], stdin=stdin,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
 
 
 @pytest.mark.audio
@@ -40,6 +41,16 @@ def test_doctor_names_a_missing_microphone_and_the_fix(tmp_path: Path) -> None:
     assert "PROBLEM  private presses:" in result.stdout
 
 
+@pytest.mark.audio
+def test_a_missing_microphone_is_not_fixed_by_start_sh(tmp_path: Path) -> None:
+    """Only the microphone is missing: the closing line says to plug one in, not to run ./start.sh."""
+    ensure_audio()
+    result = doctor(tmp_path, "live:\n  input_device: no-such-mic\nkeypad:\n  source: none\n")
+    assert result.returncode == 1
+    assert result.stdout.count("PROBLEM") == 1, result.stdout
+    assert result.stdout.splitlines()[-1] == "To fix: plug in a microphone (or set live.input_device)."
+
+
 def test_the_terminal_keypad_is_ok_only_at_a_terminal(tmp_path: Path) -> None:
     piped = doctor(tmp_path, "keypad:\n  source: terminal\n")
     assert piped.returncode == 1
@@ -51,3 +62,33 @@ def test_the_terminal_keypad_is_ok_only_at_a_terminal(tmp_path: Path) -> None:
         os.close(leader)
         os.close(follower)
     assert "ok       private presses: keys typed in this terminal" in at_terminal.stdout
+
+
+def test_keypad_sources_are_reported_as_play_opens_them(tmp_path: Path) -> None:
+    """phone, [fifo, phone] and an unknown source each as they are, the unknown one flagged with its line."""
+    phone = doctor(tmp_path, "keypad:\n  source: phone\nphone:\n  bind: 127.0.0.1\n  port: 0\n")
+    assert "ok       private presses: phones, on a free port" in phone.stdout, phone.stdout
+    assert "keys typed" not in phone.stdout
+    both = doctor(tmp_path, f"keypad:\n  source: [fifo, phone]\n  fifo: {tmp_path / 'keys'}\n"
+                            "phone:\n  bind: 127.0.0.1\n  port: 0\n")
+    assert f"ok       private presses (fifo): named pipe {tmp_path / 'keys'}" in both.stdout, both.stdout
+    assert "ok       private presses (phone): phones" in both.stdout
+    assert "keys typed" not in both.stdout
+    banana = doctor(tmp_path, "keypad:\n  source: banana\n")
+    assert banana.returncode == 1
+    assert (f"PROBLEM  private presses: {tmp_path / 'config.yaml'} line 2: keypad.source = 'banana' must be one "
+            "of none, terminal, fifo, evdev, gpio, phone; using 'terminal'.") in banana.stdout, banana.stdout
+    listed = doctor(tmp_path, "keypad:\n  source: [none, banana]\n")
+    assert "keypad.source: 'banana' is not a keypad source" in listed.stdout
+    closing = listed.stdout.splitlines()[-1]  # (a machine with no sound devices adds those, too)
+    assert closing.startswith("To fix: ") and "correct the config lines named above" in closing
+    assert "./start.sh" not in closing
+
+
+def test_a_state_folder_under_proc_is_reported_truthfully(tmp_path: Path) -> None:
+    result = doctor(tmp_path, "keypad:\n  source: none\n", env={"ASSISTANT_STATE_DIR": "/proc/omega-state"})
+    assert ("PROBLEM  saved games: unfinished games cannot be saved: the state folder /proc/omega-state cannot "
+            "be made: /proc takes no new folders (it is not a folder on a disk)") in result.stdout, result.stdout
+    assert "part of its path is not a folder" not in result.stdout
+    assert "set state_dir to a folder that can be written" in result.stdout.splitlines()[-1]
+    assert not Path("/proc/omega-state").exists()

@@ -118,8 +118,9 @@ def test_the_game_stays_open_after_it_ends(tmp_path: Path, how: str) -> None:
     assert lines[over - 1] == ("VIRUS: You win! I am terminated!" if how == "won" else "VIRUS: Red terminated!")
     assert lines[over + 1:over + 3] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
     assert lines[-1].startswith("BSAT1: You can say:")
-    journals = sorted((tmp_path / "state").glob("omega-virus-*.jsonl"), key=lambda p: p.stat().st_mtime_ns)
-    assert len(journals) == 2 and journals[0].read_text().splitlines()[-1] == '{"end": "over"}'
+    journals = list((tmp_path / "state").glob("omega-virus-*.jsonl"))  # (their times may tie: not sorted)
+    ends = sorted(journal.read_text().splitlines()[-1] == '{"end": "over"}' for journal in journals)
+    assert ends == [False, True]  # the game that ended, and the new one going on
 
 
 def test_scripted_game_ends_with_time_running_out(tmp_path: Path) -> None:

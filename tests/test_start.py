@@ -43,3 +43,62 @@ def test_first_start_without_network_is_done_and_plays_at_once(tmp_path: Path) -
                            timeout=120)
     assert "Speech model" not in again.stdout  # set-up is not repeated
     assert again.stdout.splitlines()[:1] == ["BSAT1: Enter skill."]
+
+
+def fake_checkout(folder: Path) -> tuple[Path, dict[str, str]]:
+    """start.sh, test.sh and ensure-env.sh as shipped, in a folder whose .venv is made of stand-ins
+    that write down how they were called (pip installs nothing; no network). Returns the log and env."""
+    (folder / "scripts").mkdir(parents=True)
+    for name in ("start.sh", "test.sh", "scripts/ensure-env.sh", "pyproject.toml"):
+        (folder / name).write_bytes((ROOT / name).read_bytes())
+        (folder / name).chmod(0o755)
+    log = folder / "calls.log"
+    bin_dir = folder / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    stand_in = f'#!/bin/sh\necho "$(basename "$0") $*" >> {log}\n'
+    for tool in ("python", "assistant", "ruff", "mypy"):
+        (bin_dir / tool).write_text(stand_in, encoding="utf-8")
+        (bin_dir / tool).chmod(0o755)
+    system = folder / "system-bin"  # dpkg says every Debian package is there: apt-get is never run
+    system.mkdir()
+    (system / "dpkg").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    (system / "dpkg").chmod(0o755)
+    env = {"PATH": f"{system}:/usr/bin:/bin", "HOME": str(folder), "ASSISTANT_SETUP_STAMP": str(folder / "setup")}
+    return log, env
+
+
+def pip_installs(log: Path) -> list[str]:
+    calls = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return [c.removeprefix("python -m pip install -q ") for c in calls
+            if c.startswith("python -m pip install -q ") and "--upgrade pip" not in c]
+
+
+def test_start_installs_only_what_plays_and_test_adds_the_rest(tmp_path: Path) -> None:
+    """Finding 6: ./start.sh installs the assistant alone (no test tools, no Whisper base); ./test.sh
+    adds them to the same .venv; start.sh afterwards installs (and removes) nothing."""
+    log, env = fake_checkout(tmp_path)
+    run = {"cwd": tmp_path, "env": env, "capture_output": True, "text": True, "timeout": 60}
+    started = subprocess.run(["./start.sh", "planets", "--text"], stdin=subprocess.DEVNULL, **run)
+    assert started.returncode == 0, started.stderr
+    assert pip_installs(log) == ["-e ."]
+    tested = subprocess.run(["./test.sh"], **run)
+    assert tested.returncode == 0, tested.stderr
+    assert pip_installs(log) == ["-e .[test,whisper-base]"]
+    again = subprocess.run(["./start.sh", "planets", "--text"], stdin=subprocess.DEVNULL, **run)
+    assert again.returncode == 0 and pip_installs(log) == []
+    assert subprocess.run(["./test.sh"], **run).returncode == 0 and pip_installs(log) == []
+
+
+def test_a_venv_from_an_older_stamp_gets_the_test_extras(tmp_path: Path) -> None:
+    """A stamp written before extras were recorded (an empty file) stands for what plays only."""
+    log, env = fake_checkout(tmp_path)
+    digest = hashlib.sha1((tmp_path / "pyproject.toml").read_bytes()).hexdigest()[:12]
+    stamp = tmp_path / ".venv" / f".installed-{digest}"
+    stamp.touch()
+    run = {"cwd": tmp_path, "env": env, "capture_output": True, "text": True, "timeout": 60}
+    assert subprocess.run(["./start.sh", "planets"], stdin=subprocess.DEVNULL, **run).returncode == 0
+    assert pip_installs(log) == []
+    assert subprocess.run(["./test.sh"], **run).returncode == 0
+    assert pip_installs(log) == ["-e .[test,whisper-base]"]
+    assert stamp.read_text(encoding="utf-8").split() == ["test", "whisper-base"]

@@ -46,7 +46,7 @@ def test_character_settings_and_their_problems() -> None:
     assert virus.effects == (fx.Pitch(-3), fx.Echo(delay=0.2))
     problems = "\n".join(config.problems)
     assert "config.yaml line 3: characters.virus.length_scale = 9 must be at most 3.0" in problems
-    assert "config.yaml line 5: unknown setting characters.virus.pitch" in problems
+    assert "config.yaml line 5: 'characters.virus.pitch' is not a setting" in problems
     assert "config.yaml line 8: characters.virus.effects item 2: unknown effect type 'flanger'" in problems
 
 

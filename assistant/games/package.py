@@ -30,7 +30,7 @@ def configured_data(config: Config, key: str, load: Callable[[str | None], T], p
     A file that cannot be used is reported in ``config.problems`` ("...; using the packaged
     ``packaged``.") and the packaged file is used instead.
     """
-    path = config.get(key, "")
+    path: str = config.value(key)
     try:
         return load(path or None), path
     except GameDataError as error:

@@ -23,6 +23,7 @@ from typing import Any
 
 from assistant.config import Config
 from assistant.live.keypad import TALK, KeypadError
+from assistant.live.settings import keypad_sources
 
 BUTTONS = ("0", "1", "2", "R")
 #: BCM GPIO numbers: physical pins 29, 31, 33 and 37 (grounds at 30, 34 and 39 beside them).
@@ -112,9 +113,9 @@ def gpio_settings(config: Config) -> GpioSettings | None:
         taken[number] = what
     if not ok:
         return None
-    pull_up = config.get(f"{section}.pull_up", True)
-    bounce = config.get(f"{section}.bounce_seconds", 0.05, minimum=0.0, maximum=1.0)
-    active_high = config.get(f"{section}.led_active_high", True)
+    pull_up = config.value(f"{section}.pull_up")
+    bounce = config.value(f"{section}.bounce_seconds")
+    active_high = config.value(f"{section}.led_active_high")
     return GpioSettings(pins, talk, led, pull_up, bounce, active_high)
 
 
@@ -279,13 +280,13 @@ def open_status_light(config: Config, wait: Wait = _wait) -> StatusLight | None:
     """The status LED of a GPIO box (``keypad.source: gpio`` and ``keypad.gpio.led`` set), or
     None. A pin that cannot be used, or a machine with no GPIO, is reported in
     ``config.problems`` (print them after calling this) and gives None: play goes on dark."""
-    if config.get("keypad.source", "terminal") != "gpio":
+    if "gpio" not in keypad_sources(config):
         return None
     section = "keypad.gpio"
     led_pin = _optional_pin(config, f"{section}.led", DEFAULT_LED_PIN)
     if led_pin is None:
         return None
-    active_high = config.get(f"{section}.led_active_high", True)
+    active_high = config.value(f"{section}.led_active_high")
     try:
         from gpiozero import LED
     except ImportError as error:
@@ -304,7 +305,7 @@ def open_gpio_keypad(config: Config) -> GpioKeypad | None:
     settings = gpio_settings(config)
     if settings is None:
         return None
-    if settings.talk is None and config.get("listen", "always") == "push-to-talk":
+    if settings.talk is None and config.value("listen") == "push-to-talk":
         config.problems.append(f"{config.where('keypad.gpio.talk')}: listen is push-to-talk, but keypad.gpio.talk "
                                "names no talk button, so nothing can open the microphone: wire one and set "
                                f"keypad.gpio.talk (e.g. {DEFAULT_TALK_PIN}), or set listen: always.")

@@ -36,8 +36,8 @@ from assistant.live.keypad import (
     KeypadError,
     with_talk_keys,
 )
-
-KEYPAD_SOURCES = ("none", "terminal", "fifo", "evdev", "gpio", "phone")
+from assistant.live.settings import KEYPAD_SOURCES as KEYPAD_SOURCES  # where it was
+from assistant.live.settings import keypad_sources
 
 
 @dataclass
@@ -90,15 +90,11 @@ def open_keypad(config: Config) -> Keypad | None:
     """The keypad(s) ``keypad.source`` names (one name or a list), or None: none wanted, or
     their settings cannot be used (the reasons are in ``config.problems``). Opening a device
     itself happens at ``start()``, which raises :class:`KeypadError` with what to do."""
-    raw = config.raw("keypad.source", None)
-    if not isinstance(raw, list):
-        return _open_source(config, config.get("keypad.source", "terminal", choices=KEYPAD_SOURCES))
+    sources = keypad_sources(config)
+    if len(sources) == 1:
+        return _open_source(config, sources[0])
     opened: list[Keypad] = []
-    for name in map(str, raw):
-        if name not in KEYPAD_SOURCES:
-            config.problems.append(f"{config.where('keypad.source')}: keypad.source: {name!r} is not a keypad "
-                                   f"source ({', '.join(KEYPAD_SOURCES)}); left out.")
-            continue
+    for name in sources:
         keypad = _open_source(config, name)
         if keypad is not None:
             opened.append(keypad)
@@ -120,9 +116,9 @@ def _open_source(config: Config, source: str) -> Keypad | None:
     buttons = keypad_keys(config, evdev) or dict(DEFAULT_EVDEV_KEYS if evdev else DEFAULT_CHAR_KEYS)
     keys = with_talk_keys(buttons, talk_keys(config, evdev, buttons))
     if evdev:
-        return EvdevKeypad(config.get("keypad.device", "keypad"), keys)
+        return EvdevKeypad(config.value("keypad.device"), keys)
     if source == "fifo":
-        return CharKeypad(Path(config.get("keypad.fifo", "/tmp/omega-keypad")).expanduser(), keys)
+        return CharKeypad(Path(config.value("keypad.fifo")).expanduser(), keys)
     if not sys.stdin.isatty():
         return None
     return CharKeypad(None, keys)
@@ -131,7 +127,7 @@ def _open_source(config: Config, source: str) -> Keypad | None:
 def keypad_keys(config: Config, evdev: bool) -> dict[str, str]:
     """``keypad.keys`` (key -> button 0, 1, 2 or R); bad entries are reported and left out."""
     keys: dict[str, str] = {}
-    mapping: dict[Any, Any] = config.get("keypad.keys", {})
+    mapping: dict[Any, Any] = config.value("keypad.keys")
     for raw_key, raw_button in mapping.items():
         key, button = str(raw_key), str(raw_button).upper()
         problem = _key_problem(key, evdev)

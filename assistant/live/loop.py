@@ -67,7 +67,6 @@ class Speaking(Protocol):
     def is_speaking(self) -> bool: ...
 
 
-LISTEN_MODES = ("always", "push-to-talk")
 #: What ``on_state`` is told: listening; speaking; paused (stopped listening, or the game
 #: paused); problem (the microphone, the speaker or the recognizer is not working).
 STATES = ("listening", "speaking", "paused", "problem")

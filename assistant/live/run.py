@@ -20,7 +20,7 @@ from assistant.journal import report_to
 from assistant.live.gpio import open_status_light
 from assistant.live.keypad import Keypad
 from assistant.live.keypads import members, open_keypad, working
-from assistant.live.loop import LISTEN_MODES, LiveLoop, LiveSettings
+from assistant.live.loop import LiveLoop, LiveSettings
 from assistant.live.microphone import Microphone, MicrophoneError
 from assistant.menu import menu_phrases
 from assistant.sentences import SentenceSet
@@ -55,15 +55,14 @@ class TableBox(Box):
 
 
 def live_settings(config: Config) -> LiveSettings:
-    d = LiveSettings()
     return LiveSettings(
-        block_seconds=config.get("live.block_seconds", d.block_seconds, minimum=0.05, maximum=0.5),
-        mute_tail_seconds=config.get("live.mute_tail_seconds", d.mute_tail_seconds, minimum=0.0, maximum=3.0),
-        answer_early=config.get("live.answer_early", d.answer_early),
-        early_steady_blocks=config.get("live.early_steady_blocks", d.early_steady_blocks, minimum=1, maximum=10),
-        retry_seconds=config.get("live.retry_seconds", d.retry_seconds, minimum=0.2),
-        listen=config.get("listen", d.listen, choices=LISTEN_MODES),
-        talk_seconds=config.get("live.talk_seconds", d.talk_seconds, minimum=1.0, maximum=60.0),
+        block_seconds=config.value("live.block_seconds"),
+        mute_tail_seconds=config.value("live.mute_tail_seconds"),
+        answer_early=config.value("live.answer_early"),
+        early_steady_blocks=config.value("live.early_steady_blocks"),
+        retry_seconds=config.value("live.retry_seconds"),
+        listen=config.value("listen"),
+        talk_seconds=config.value("live.talk_seconds"),
     )
 
 
@@ -177,7 +176,7 @@ class HandsFree:
         config.problems.clear()
         announcer = SpokenAnnouncer.from_config(config, echo=True, game=game, settings=settings)
         self.announcer = announcer
-        self.devices = Devices(Microphone(config.get("live.input_device", ""), self.loop_settings.block_seconds),
+        self.devices = Devices(Microphone(config.value("live.input_device"), self.loop_settings.block_seconds),
                                announcer)
         announcer.keep_trying(self.loop_settings.retry_seconds, before_reopen=self.devices.rescan)  # no screen
         self.phones = Phones(phone_keypad(self.keypad))

@@ -98,6 +98,8 @@ class Door:
 
     def _fail(self, client: str) -> None:
         now = self.clock()
+        for gone in [c for c, times in self._failures.items() if not times or times[-1] <= now - WINDOW_S]:
+            del self._failures[gone]  # an address that stopped guessing is forgotten: memory stays bounded
         self._failures.setdefault(client, deque()).append(now)
         self._all_failures.append(now)
         self._pin_failures += 1

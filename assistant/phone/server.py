@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 import threading
 import time
@@ -46,8 +47,93 @@ HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Pol
            "Content-Security-Policy": "default-src 'self'; connect-src 'self'; frame-ancestors 'none'"}
 
 
+#: The largest request body taken (a join is about 40 bytes), and the deepest nesting in any JSON
+#: sent (a join or a press is one level): more is refused before it is parsed.
+MAX_BODY = 4096
+MAX_DEPTH = 4
+#: Lines about refused requests (malformed HTTP) printed per minute at most: a flood fills no log.
+LOG_LINES_PER_MINUTE = 10
+
+
 class PhoneError(KeypadError):
     """The server cannot start; the message says what to do (a KeypadError, as any keypad's)."""
+
+
+class NotJson(ValueError):
+    """A body or message that is not the small JSON object the page sends; says why."""
+
+
+def small_json(text: str | bytes) -> dict[str, Any]:
+    """``text`` as a JSON object, refused (NotJson) when it nests deeper than ``MAX_DEPTH``: the
+    depth is counted before parsing, so no input can make the parser recurse without bound."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise NotJson("Send JSON text.") from error
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise NotJson(f"The request is nested too deeply (at most {MAX_DEPTH} levels).")
+        elif char in "]}":
+            depth -= 1
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise NotJson("Send JSON.") from error
+    if not isinstance(data, dict):
+        raise NotJson("Send a JSON object.")
+    return data
+
+
+class OneLine(logging.Handler):
+    """aiohttp's own reports (a malformed request, refused with a 400) as one line each, without a
+    traceback, and at most ``LOG_LINES_PER_MINUTE`` a minute."""
+
+    def __init__(self, out: Callable[[str], None], clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(logging.INFO)
+        self.out = out
+        self.clock = clock
+        self._shown: list[float] = []
+        self._held = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        now = self.clock()
+        self._shown = [t for t in self._shown if now - t < 60.0]
+        if len(self._shown) >= LOG_LINES_PER_MINUTE:
+            self._held += 1
+            return
+        self._shown.append(now)
+        line = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            why = " ".join(str(error).split())[:200]  # aiohttp's message spans lines
+            line = f"{line}: {type(error).__name__}" + (f": {why}" if why else "")
+        if self._held:
+            line += f" ({self._held} more not shown)"
+            self._held = 0
+        self.out(f"phone keypad: {line}")
+
+
+def _http_log() -> logging.Logger:
+    """The logger handed to aiohttp: its own, so nothing reaches the root logger's tracebacks."""
+    log = logging.getLogger("assistant.phone.http")
+    if not log.handlers:
+        log.addHandler(OneLine(lambda line: print(line, file=sys.stderr, flush=True)))
+        log.propagate = False
+        log.setLevel(logging.INFO)
+    return log
 
 
 @dataclass(frozen=True)
@@ -63,10 +149,8 @@ class PhoneSettings:
 
     @classmethod
     def from_config(cls, config: Config) -> PhoneSettings:
-        d = cls()
-        return cls(bind=str(config.get("phone.bind", d.bind)).strip(),
-                   port=config.get("phone.port", d.port, minimum=0, maximum=65535),
-                   mdns=config.get("phone.mdns", d.mdns))
+        return cls(bind=config.value("phone.bind").strip(), port=config.value("phone.port"),
+                   mdns=config.value("phone.mdns"))
 
 
 class PhoneKeypad:
@@ -218,7 +302,7 @@ class PhoneKeypad:
         moved = self.door.hand_over(color)
         if moved is None:
             return False
-        self.turns.goodbye[moved[0].token] = f"Another phone took {title(color)}, as the table agreed."
+        self.turns.say_goodbye(moved[0].token, f"Another phone took {title(color)}, as the table agreed.")
         return True
 
     # ------------------------------------------------------------------ the Keypad protocol
@@ -284,7 +368,7 @@ class PhoneKeypad:
     async def _main(self, ready: threading.Event, failed: list[BaseException]) -> None:
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
-        runner = web.AppRunner(self._app(), access_log=None, handle_signals=False)
+        runner = web.AppRunner(self._app(), access_log=None, handle_signals=False, logger=_http_log())
         await runner.setup()
         try:
             host = self._bind_host()
@@ -308,7 +392,7 @@ class PhoneKeypad:
             await runner.cleanup()
 
     def _app(self) -> web.Application:
-        app = web.Application(client_max_size=4096)
+        app = web.Application(client_max_size=MAX_BODY)
         for path in FILES:
             app.router.add_get(path, self._file)
         app.router.add_get("/api/hello", self._hello)
@@ -337,9 +421,11 @@ class PhoneKeypad:
         if refused is not None:
             return refused
         try:
-            data = await request.json()
-            pin, color = str(data["pin"]), str(data["color"]).lower()
-        except (ValueError, KeyError, TypeError):
+            data = small_json(await request.read())
+            pin, color = str(data["pin"])[:16], str(data["color"]).lower()[:32]
+        except NotJson as error:
+            return self._json({"reason": str(error)}, 400)
+        except (KeyError, TypeError):
             return self._json({"reason": "Send the PIN and a color."}, 400)
         try:
             phone = self.door.join(request.remote or "unknown", pin, color, request.cookies.get(COOKIE))
@@ -355,9 +441,9 @@ class PhoneKeypad:
         if refused is not None:
             return refused
         token = request.cookies.get(COOKIE)
-        if token:
+        if token and self.door.phone(token) is not None:  # only a phone let in is told goodbye
             self.door.leave(token)
-            self.turns.goodbye[token] = "You left. Join again with the PIN."
+            self.turns.say_goodbye(token, "You left. Join again with the PIN.")
         response = self._json({"left": True})
         response.del_cookie(COOKIE, path="/")
         return response
@@ -397,9 +483,9 @@ class PhoneKeypad:
 
     async def _message(self, socket: web.WebSocketResponse, token: str, text: str) -> None:
         try:
-            data = json.loads(text)
+            data = small_json(text)
             kind = data["type"]
-        except (ValueError, KeyError, TypeError):
+        except (NotJson, KeyError, TypeError):
             await socket.send_json({"type": "refused", "reason": "Not understood."})
             return
         if kind == "press":

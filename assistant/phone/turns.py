@@ -18,6 +18,8 @@ from assistant.phone.access import Door, Phone
 
 BUTTONS = ("0", "1", "2", "R")
 IN_FLIGHT_S = 3.0
+#: Goodbyes kept for phones put out (one per color is what a game needs; the oldest go first).
+GOODBYES = 16
 #: What a phone shows when the game asks nobody for a private entry.
 NOTHING_ASKED = "Nothing to enter now. Listen to BSat1."
 
@@ -44,11 +46,20 @@ class Turns:
         self.request = request
         #: Whether the assistant is speaking (a press then would do nothing).
         self.busy = busy
-        #: Why a phone was put out, by its token (it is told so).
+        #: Why a phone was put out, by its token (it is told so): at most ``GOODBYES``, the newest.
         self.goodbye: dict[str, str] = {}
         self._seen: tuple[object, int] | None = None
         self._in_flight: list[float] = []
         self._lock = threading.Lock()
+
+    def say_goodbye(self, token: str, text: str) -> None:
+        """Tell the phone that held ``token`` why it is out; the oldest goodbye is forgotten when
+        ``GOODBYES`` are kept, so no number of leaves holds memory for ever."""
+        with self._lock:
+            self.goodbye.pop(token, None)
+            self.goodbye[token] = text
+            while len(self.goodbye) > GOODBYES:
+                del self.goodbye[next(iter(self.goodbye))]
 
     def look(self) -> PrivateRequest | None:
         with self._lock:

@@ -148,7 +148,7 @@ class SpokenAnnouncer:
         for problem in config.problems[already:]:
             print(f"config: {problem}", file=sys.stderr, flush=True)
         del config.problems[already:]
-        seed = config.get("voice.glitch_seed", -1, minimum=-1)
+        seed = config.value("voice.glitch_seed")
         announcer = cls(voices, sink, echo, report=say, rng=random.Random(seed) if seed >= 0 else None,
                         without_sound=without_sound)
         for problem in config.problems[already:]:

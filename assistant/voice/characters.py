@@ -73,27 +73,19 @@ class CharacterSpec:
         """Read ``characters.<name>``; bad values are reported in ``config.problems``."""
         defaults = default_characters().get(name, NARRATOR_DEFAULTS)
         base = f"characters.{name}"
-        given: dict[str, Any] = config.get(base, {})
-        for key in given:
-            if key not in defaults and key != "speaker_id":
-                config.problems.append(f"{config.where(f'{base}.{key}')}: unknown setting {base}.{key} "
-                                       f"(known: {', '.join([*defaults, 'speaker_id'])}); ignored.")
-        effects_data = config.get(f"{base}.effects", list(defaults["effects"]))
+        effects_data = config.value(f"{base}.effects", list(defaults["effects"]))
         effects, problems = parse_chain(effects_data)
         for index, problem in problems:
             where = config.where(f"{base}.effects[{index}].type")
             config.problems.append(f"{where}: {base}.effects item {index + 1}: {problem}.")
         return cls(
             name=name,
-            voice=config.get(f"{base}.voice", str(defaults["voice"])),
-            length_scale=config.get(f"{base}.length_scale", float(defaults["length_scale"]),
-                                    minimum=0.3, maximum=3.0),
-            noise_scale=config.get(f"{base}.noise_scale", float(defaults["noise_scale"]), minimum=0.0,
-                                   maximum=2.0),
-            noise_w_scale=config.get(f"{base}.noise_w_scale", float(defaults["noise_w_scale"]),
-                                     minimum=0.0, maximum=2.0),
-            volume=config.get(f"{base}.volume", float(defaults["volume"]), minimum=0.0, maximum=2.0),
-            speaker_id=config.get(f"{base}.speaker_id", 0, minimum=0),
+            voice=config.value(f"{base}.voice", str(defaults["voice"])),
+            length_scale=config.value(f"{base}.length_scale", float(defaults["length_scale"])),
+            noise_scale=config.value(f"{base}.noise_scale", float(defaults["noise_scale"])),
+            noise_w_scale=config.value(f"{base}.noise_w_scale", float(defaults["noise_w_scale"])),
+            volume=config.value(f"{base}.volume", float(defaults["volume"])),
+            speaker_id=config.value(f"{base}.speaker_id"),
             effects=effects,
         )
 

@@ -76,7 +76,7 @@ def sound_table(config: Config) -> dict[str, SoundRecipe]:
     """Built-in recipes with the user's ``voice.sounds`` changes (bad values reported, skipped)."""
     table = dict(BUILTIN_SOUNDS)
     known = {f.name: f.default for f in fields(SoundRecipe)}
-    wanted: dict[str, Any] = config.get("voice.sounds", {})
+    wanted: dict[str, Any] = config.value("voice.sounds")
     for name, spec in wanted.items():
         key = f"voice.sounds.{name}"
         if not isinstance(spec, dict):

@@ -45,7 +45,7 @@ class VoiceSettings:
     @classmethod
     def from_config(cls, config: Config) -> VoiceSettings:
         pronounce = default_pronounce()
-        table: dict[str, Any] = config.get("voice.pronounce", {})
+        table: dict[str, Any] = config.value("voice.pronounce")
         for written, spoken in table.items():
             if not isinstance(spoken, str | int | float) or isinstance(spoken, bool):
                 config.problems.append(f"{config.where(f'voice.pronounce.{written}')}: voice.pronounce."
@@ -53,13 +53,13 @@ class VoiceSettings:
                 continue
             pronounce[str(written)] = str(spoken)
         return cls(
-            output_device=config.get("voice.output_device", ""),
-            cache_dir=_project_path(config.get("voice.cache_dir", "voices/cache")),
-            voices_dir=_project_path(config.get("voice.voices_dir", "voices")),
-            threads=config.get("voice.threads", 0, minimum=0, maximum=64),
-            render_at_start=config.get("voice.render_at_start", True),
-            memory_cache_mb=config.get("voice.memory_cache_mb", 64, minimum=1, maximum=4096),
-            pause_seconds=config.get("voice.pause_seconds", 0.12, minimum=0.0, maximum=2.0),
+            output_device=config.value("voice.output_device"),
+            cache_dir=_project_path(config.value("voice.cache_dir")),
+            voices_dir=_project_path(config.value("voice.voices_dir")),
+            threads=config.value("voice.threads"),
+            render_at_start=config.value("voice.render_at_start"),
+            memory_cache_mb=config.value("voice.memory_cache_mb"),
+            pause_seconds=config.value("voice.pause_seconds"),
             pronounce=pronounce,
         )
 

@@ -25,15 +25,14 @@ SECTION = "games.msx_cards"
 
 def settings_from_config(config: Config) -> dict[str, Any]:
     """Settings and the checked data tables, as stored in the journal header (replays never reread files)."""
-    mission = config.get(f"{SECTION}.mission", "")
-    paths = {kind: config.get(f"{SECTION}.{kind}_file", "") for kind in KINDS}
+    mission = config.value(f"{SECTION}.mission")
+    paths = {kind: config.value(f"{SECTION}.{kind}_file") for kind in KINDS}
     data, problems = load_tables(paths, mission)
     config.problems.extend(problems)
-    d = MsxSettings
     return {
-        "event_chance": config.get(f"{SECTION}.event_chance", d.event_chance, minimum=0.0, maximum=1.0),
-        "enemies_per_world": config.get(f"{SECTION}.enemies_per_world", d.enemies_per_world, minimum=1, maximum=20),
-        "deaths_per_world": config.get(f"{SECTION}.deaths_per_world", d.deaths_per_world, minimum=1, maximum=20),
+        "event_chance": config.value(f"{SECTION}.event_chance"),
+        "enemies_per_world": config.value(f"{SECTION}.enemies_per_world"),
+        "deaths_per_world": config.value(f"{SECTION}.deaths_per_world"),
         "mission": mission,
         "data": data,
     }

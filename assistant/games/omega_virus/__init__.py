@@ -30,7 +30,7 @@ def live_settings(settings: dict[str, Any], config: Config, has_keypad: bool) ->
     games.omega_virus.response_extra_seconds is set), and with no private keypad the computer
     fires the attacker's shot."""
     settings = dict(settings)
-    extra = config.get("live.spoken_extra_seconds", 3.0, minimum=0.0)
+    extra = config.value("live.spoken_extra_seconds")
     if not config.has("games.omega_virus.response_extra_seconds"):
         settings["response_extra_seconds"] = extra  # time for speech to be recognized
     if not has_keypad:
@@ -71,29 +71,24 @@ def settings_from_config(config: Config) -> dict[str, Any]:
     key = "games.omega_virus."
     s = Settings(
         time_chart=_time_chart(config, d.time_chart),
-        secret_code_seconds=config.get(key + "secret_code_seconds", d.secret_code_seconds, minimum=1.0),
-        shields_seconds=config.get(key + "shields_seconds", d.shields_seconds, minimum=1.0),
-        shot_seconds=config.get(key + "shot_seconds", d.shot_seconds, minimum=1.0),
-        terminate_seconds=config.get(key + "terminate_seconds", d.terminate_seconds, minimum=1.0),
-        response_extra_seconds=config.get(key + "response_extra_seconds", d.response_extra_seconds,
-                                          minimum=0.0),
-        attack_shot=config.get(key + "attack_shot", d.attack_shot, choices=["keypad", "random"]),
-        probe_weakness=config.get(key + "probe_weakness", d.probe_weakness, minimum=0, maximum=2),
-        wanted_chance=config.get(key + "wanted_chance", d.wanted_chance, minimum=0.0, maximum=1.0),
-        hazard_chance=config.get(key + "hazard_chance", d.hazard_chance, minimum=0.0, maximum=1.0),
-        persistence=config.get(key + "persistence", d.persistence, minimum=0.0, maximum=1.0),
-        teleport_trap_share=config.get(key + "teleport_trap_share", d.teleport_trap_share,
-                                       minimum=0.0, maximum=1.0),
+        secret_code_seconds=config.value(key + "secret_code_seconds"),
+        shields_seconds=config.value(key + "shields_seconds"),
+        shot_seconds=config.value(key + "shot_seconds"),
+        terminate_seconds=config.value(key + "terminate_seconds"),
+        response_extra_seconds=config.value(key + "response_extra_seconds"),
+        attack_shot=config.value(key + "attack_shot"),
+        probe_weakness=config.value(key + "probe_weakness"),
+        wanted_chance=config.value(key + "wanted_chance"),
+        hazard_chance=config.value(key + "hazard_chance"),
+        persistence=config.value(key + "persistence"),
+        teleport_trap_share=config.value(key + "teleport_trap_share"),
         shutdown_minutes=_minutes(config, key + "shutdown_minutes", d.shutdown_minutes),
         announce_minutes=_minutes(config, key + "announce_minutes", d.announce_minutes),
         probe_loss_minutes=_minutes(config, key + "probe_loss_minutes", d.probe_loss_minutes),
-        probe_loss_chance=config.get(key + "probe_loss_chance", d.probe_loss_chance,
-                                     minimum=0.0, maximum=1.0),
-        taunt_chance_start=config.get(key + "taunt_chance_start", d.taunt_chance_start,
-                                      minimum=0.0, maximum=1.0),
-        taunt_chance_end=config.get(key + "taunt_chance_end", d.taunt_chance_end, minimum=0.0, maximum=1.0),
-        must_be_terminated_chance=config.get(key + "must_be_terminated_chance",
-                                             d.must_be_terminated_chance, minimum=0.0, maximum=1.0),
+        probe_loss_chance=config.value(key + "probe_loss_chance"),
+        taunt_chance_start=config.value(key + "taunt_chance_start"),
+        taunt_chance_end=config.value(key + "taunt_chance_end"),
+        must_be_terminated_chance=config.value(key + "must_be_terminated_chance"),
         board=_board(config),
     )
     if s.wanted_chance + s.hazard_chance > 1.0:
@@ -104,7 +99,7 @@ def settings_from_config(config: Config) -> dict[str, Any]:
 
 
 def _minutes(config: Config, key: str, default: list[float]) -> list[float]:
-    value = config.get(key, default)
+    value = config.value(key)
     try:
         return [float(v) for v in value]
     except (TypeError, ValueError):
@@ -114,7 +109,7 @@ def _minutes(config: Config, key: str, default: list[float]) -> list[float]:
 
 def _time_chart(config: Config, default: dict[str, list[int]]) -> dict[str, list[int]]:
     key = "games.omega_virus.time_chart"
-    raw: dict[str, Any] = config.get(key, {})
+    raw: dict[str, Any] = config.value(key)
     chart = {k: list(v) for k, v in default.items()}
     for skill, minutes in raw.items():
         ok = (str(skill) in chart and isinstance(minutes, list) and len(minutes) == 4
@@ -129,7 +124,7 @@ def _time_chart(config: Config, default: dict[str, list[int]]) -> dict[str, list
 
 def _board(config: Config) -> dict[str, Any]:
     key = "games.omega_virus.board"
-    path = config.get(key, "")
+    path = config.value(key)
     try:
         return Board.load_data(path or None)
     except BoardError as error:

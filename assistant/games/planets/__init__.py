@@ -72,7 +72,7 @@ def settings_from_config(config: Config) -> dict[str, Any]:
 
 def _players(config: Config) -> list[str]:
     key = f"{KEY}.players"
-    raw: list[Any] = config.get(key, [])
+    raw: list[Any] = config.value(key)
     if not raw:
         return []
     colors = [str(c).strip().lower() for c in raw]

@@ -91,7 +91,7 @@ def settings_from_config(config: Config) -> dict[str, Any]:
             config.problems.append(f"{config.where(f'{KEY}.scoring_card_points')}: "
                                    f"{KEY}.scoring_card_points {error}; using "
                                    f"{'ask' if points is None else points}.")
-    calls = config.get(f"{KEY}.time_calls_seconds", 0, minimum=0, maximum=3600)
+    calls = config.value(f"{KEY}.time_calls_seconds")
     names = _names(config)
     return {"players": names, "speed_bonus": bonus, "scoring_card_points": points,
             "time_calls_seconds": calls}
@@ -99,7 +99,7 @@ def settings_from_config(config: Config) -> dict[str, Any]:
 
 def _names(config: Config) -> list[str]:
     key = f"{KEY}.players"
-    raw: list[Any] = config.get(key, [])
+    raw: list[Any] = config.value(key)
     names: list[str] = []
     for item in raw[:2]:
         name = str(item).strip()
