@@ -24,7 +24,9 @@ def doctor(tmp_path: Path, config: str, stdin: int = subprocess.DEVNULL,
 @pytest.mark.audio
 def test_doctor_reports_what_will_be_used(tmp_path: Path) -> None:
     ensure_audio()
-    result = doctor(tmp_path, "recognizer: auto\nkeypad:\n  source: none\n")
+    # its own (empty) models folder: the checkout's models/ may hold a downloaded Vosk model
+    result = doctor(tmp_path, "recognizer: auto\nkeypad:\n  source: none\n"
+                              f"hearing:\n  models_dir: {tmp_path / 'models'}\n")
     assert result.returncode == 0, result.stdout
     assert "ok       microphone: will use" in result.stdout
     assert "ok       recognizer: PocketSphinx (bundled English model)" in result.stdout
