@@ -75,13 +75,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.box import ASLEEP_COMMANDS, LISTENING_COMMANDS, PHONE_COMMANDS  # noqa: E402
 from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
-from assistant.games.omega_virus.engine import CommandCenter  # noqa: E402
-from assistant.games.omega_virus.state import AVDS, Phase  # noqa: E402
 from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear  # noqa: E402
+from assistant.hearing.moments import grammar_for, listening_moments  # noqa: E402
 from assistant.hearing.spoken import (  # noqa: E402
     HELD_OUT_SPEAKERS,
     TUNING_SPEAKERS,
@@ -92,7 +90,6 @@ from assistant.hearing.spoken import (  # noqa: E402
     reverberate,
 )
 from assistant.sentences import SentenceSet  # noqa: E402
-from assistant.session import Heard, PrintAnnouncer, Session  # noqa: E402
 from bench.results import Results  # noqa: E402
 from bench.voices import (  # noqa: E402
     FSDD_DIR,
@@ -235,102 +232,6 @@ def sample_commands(sentences: SentenceSet, per_intent: int, seed: int = 7) -> l
         pool = [(t, c) for t, c in sentences.expand([intent]) if not any(ch.isdigit() for ch in t)]
         chosen.extend(rng.sample(pool, min(per_intent, len(pool))))
     return chosen
-
-
-def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 1) -> Counter[frozenset[str]]:
-    """How often each set of allowed intents comes up in seeded random play of ``game``, with
-    the box's commands (main menu, volume ...) beside the game's, as in hands-free play without
-    phones; the box's own moment after "stop listening", when "start listening" alone is
-    listened for; the moments random play does not reach, played to on purpose (``SCENES``:
-    the Virus found, Prologue's points asked); and the widest moment with phones as keypads,
-    their commands beside it."""
-    rng = random.Random(seed)
-    seen: Counter[frozenset[str]] = Counter()
-    pools: dict[str, list[str]] = {}
-    for n in range(games):
-        session = box_session(game, seed + n)
-        for _ in range(steps):
-            if session.game.is_over():
-                break
-            allowed = session.allowed_intents()
-            seen[allowed] += 1
-            if rng.random() < 0.2:
-                session.advance(rng.uniform(0.5, 20.0))
-                continue
-            intent = rng.choice(sorted(allowed - LISTENING_COMMANDS))  # the game is played, not the box
-            if intent not in pools:
-                pools[intent] = [text for text, _ in session.sentences.expand([intent], limit=500)]
-            if pools[intent]:
-                session.hear(rng.choice(pools[intent]))
-        asleep = ASLEEP_COMMANDS & frozenset(session.sentences.intents)
-        if asleep:
-            seen[asleep] += 1  # once a game: a player said "stop listening"
-    for scene in SCENES.get(game, ()):
-        seen[scene(seed)] += 1  # moments random play does not reach, played to on purpose
-    phones = PHONE_COMMANDS & frozenset(session.sentences.intents)
-    if phones and seen:
-        # with phones as keypads, the box listens for their commands beside each moment's
-        widest = max(seen, key=lambda allowed: (len(allowed), sorted(allowed)))
-        seen[widest | phones] += 1
-    return seen
-
-
-def box_session(game: str, seed: int) -> Session:
-    """A started session of ``game`` listening as the box does without phones: its own
-    commands (main menu, volume ...) beside the game's."""
-    session = Session.new(game, seed, {}, PrintAnnouncer(lambda line: None), None)
-    session.box_commands = LISTENING_COMMANDS - PHONE_COMMANDS
-    session.start()
-    return session
-
-
-def _heard(session: Session, *sentences: str) -> None:
-    for text in sentences:
-        if session.hear(text) is not Heard.ACCEPTED:
-            raise AssertionError(f"{session.game_name}: {text!r} was not taken")
-
-
-def _omega_virus_found(seed: int) -> frozenset[str]:
-    """The Command Center when the Virus is found: "terminate" is asked. Signed on by voice; the
-    hand that can terminate is dealt (collecting it takes longer than random play lasts)."""
-    from tests.ov_helpers import give
-
-    session = box_session("omega-virus", seed)
-    _heard(session, "skill zero", "one two", "skip", "skip", "skip")
-    cc = session.game
-    assert isinstance(cc, CommandCenter) and cc.mover is not None, cc.phase
-    give(cc, cc.mover[0], "red card", "blue card", "yellow card", *AVDS)
-    room = " ".join({"0": "zero", "1": "one", "2": "two"}[digit] for digit in cc.virus_room)
-    _heard(session, f"explore {room}")
-    assert cc.phase is Phase.TERMINATE, cc.phase
-    return session.allowed_intents()
-
-
-def _prologue_points(seed: int) -> frozenset[str]:
-    """Prologue scoring with the points asked (scoring cards worth "ask", the default): a round
-    played, done, the winner named, then the first scoring card's taker."""
-    session = box_session("prologue", seed)
-    _heard(session, "ready")
-    session.advance(60.0)
-    _heard(session, "done", "player one", "player two")
-    allowed = session.allowed_intents()
-    assert "points" in allowed, allowed
-    return allowed
-
-
-#: Moments seeded random play does not reach, played to on purpose, per game.
-SCENES: dict[str, tuple[Callable[[int], frozenset[str]], ...]] = {
-    "omega-virus": (_omega_virus_found,),
-    "prologue": (_prologue_points,),
-}
-
-
-def grammar_for(moments: Counter[frozenset[str]], intent: str | None) -> frozenset[str] | None:
-    """The largest moment that allows ``intent`` (for None, table talk: of all moments without
-    phones); None if none does."""
-    fitting = [allowed for allowed in moments
-               if (intent in allowed if intent is not None else not allowed & PHONE_COMMANDS)]
-    return max(fitting, key=lambda allowed: (len(allowed), sorted(allowed))) if fitting else None
 
 
 def voices_for(item: int, per_set: int, sets: Sequence[str] = SETS) -> list[Speaker]:
