@@ -105,6 +105,7 @@ class Results:
         folder.mkdir(parents=True, exist_ok=True)
         kept = self._tee.kept.getvalue() if self._tee is not None else ""
         top = self.header or header(self.argv)
+        top += f"\n- load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}"
         if self.notes:
             top += "\n" + "\n".join(f"- {note}" for note in self.notes)
         path = folder / f"{self.name}.md"
