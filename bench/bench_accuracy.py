@@ -1,58 +1,58 @@
-"""Command accuracy of each recognizer, and the table talk it takes, on a generated spoken set.
+"""Commands right, WRONG and missed, and table talk taken, per voice family and condition.
 
-    python bench/bench_accuracy.py [--game all] [--quick]
-                                   [--engines pocketsphinx,vosk,whisper,hybrid]
-                                   [--conditions 'clean,white 20 dB'] [--voices 1] [--talk-voices 2]
-                                   [--cache DIR] [--json FILE] [--count] [-v]
+    python bench/bench_accuracy.py [--game all] [--quick] [--engines pocketsphinx,vosk,whisper,hybrid]
+        [--conditions 'clean,white 20 dB,talkers 10 dB'] [--sets tuning,held-out] [--voices 1]
+        [--talk-voices 2] [--talk-every 1] [--fsdd DIR] [--fsdd-entries 12] [--ablation]
+        [--cache DIR] [--results NAME] [--note TEXT] [--json FILE] [--count] [-v]
 
 Commands are sampled (seeded) from each game's own sentence expansion (``--game all``, the
 default: every game; or one game's name), ``--per-intent`` of every intent. Table talk
 (``TABLE_TALK``: chatter, and lines holding command words that are not commands, such as
-"can you pass me the chips" or "spin me round") must give no command. Each command is said
-by ``--voices`` voices of ``TUNING_SPEAKERS`` and as many of ``HELD_OUT_SPEAKERS``
-(``assistant.hearing.spoken``), each table-talk line by ``--talk-voices`` of each, taken in
-turn so every voice says about as many lines; each clip is heard in every condition: clean,
-white noise and babble (seven other talkers) at 20 and 10 dB SNR, in a reverberant room
-(RT60 0.6 s, synthetic), and in that room with babble at 10 dB (``--conditions`` can also
-name 'white 5 dB' and 'babble 5 dB').
+"can you pass me the chips" or "spin me round") must give no command. Three voice families:
 
-Each command is heard with the grammar of a moment of play where it is asked, as in play
-(the recognizer only listens for what the game state allows): the moments are found by
-seeded random play through the real session (and scenes played to on purpose for the few it
-does not reach: the Virus found, Prologue's points asked), and a command is decoded under
-the largest one that allows it, the hardest for it; table talk under the largest of all of the game it
-is heard in (lines about one game's words in that game, the others in each game in turn).
-With --all-intents every clip is heard with every sentence of its game (the worst case).
+- **Piper** and **espeak-ng** (synthetic): each command is said by ``--voices`` voices of
+  ``TUNING_SPEAKERS`` and as many of ``HELD_OUT_SPEAKERS`` (``assistant.hearing.spoken``), each
+  table-talk line by ``--talk-voices`` of each, taken in turn;
+- **people (FSDD)**: real recordings of six people saying zero, one and two (the Free Spoken
+  Digit Dataset, CC BY-SA 4.0, read from ``--fsdd``: benchmark data, never shipped). Up to
+  ``--fsdd-entries`` of each game's commands said with those words alone (button entries:
+  "one zero zero", "zero two") are said by every recorded speaker, as one speaker's takes joined
+  by short pauses (``bench/voices.py``). Speakers jackson, nicolas and yweweler are for tuning;
+  theo, george and lucas are held out.
+
+``--sets held-out`` hears only the held-out voices. Each clip is heard in every condition:
+clean, white noise and babble (seven talkers at once) at 20 and 10 dB SNR, **one to three other
+talkers at 10 dB** (people across the table: other voices saying other sentences), a
+reverberant room (RT60 0.6 s, synthetic), and that room with babble at 10 dB (``--conditions``
+can also name 'white 5 dB' and 'babble 5 dB').
+
+Each command is heard with the grammar of a moment of play where it is asked, as in play:
+the moments come from ``assistant.hearing.moments`` (seeded random play through the real
+sessions, and scenes played to on purpose), and a command is decoded under the largest one
+that allows it; table talk under the largest of all of the game it is heard in. With
+--all-intents every clip is heard with every sentence of its game (the worst case).
 
 For each engine (``--engines``; one that cannot be opened here is listed as not available)
-and each condition it prints: commands right, table talk taken, and the median and 90th
-percentile seconds spent hearing one utterance (``Ear.hear`` on the whole clip through the
-real engine; wall-clock, so a busy machine inflates it), for the tuning voices, the
-held-out voices and all; then per game and per voice. Every engine runs through
-``open_ear`` on its own: nothing is shared between engines (the hybrid's Whisper runs
-inside the hybrid's Ear). --json FILE also writes the figures.
+the tables give, per condition, voice family and voice set (tuning, held-out): commands
+right, WRONG (another command taken: worse than a miss) and missed; table talk taken; the
+CPU seconds the hearing of one utterance took (process time, every thread, so Whisper's too:
+median and 90th percentile) and its wall-clock seconds (inflated on a busy machine); then per
+game and per voice. Figures on tuning voices say nothing about voices never met: read the
+held-out rows.
 
-Clips are cached under --cache (default: a temp folder). With --cache, each engine's
-results are also kept (``DIR/results/``) as they come, keyed by the clip (with its noise
-seed), its grammar, the settings, the hearing code and the sentence files
-(``code_fingerprint``): a run stopped part-way resumes where it stopped, and a change to any
-of those starts afresh. --fresh ignores kept results. --count only counts the clips.
+``--ablation`` runs the hybrid as configured, then with each stage of its cascade switched
+off in turn (``ABLATION``: stage name -> the settings that switch it off), and the first pass
+alone, and prints per stage the change in commands right, WRONG, table talk taken and CPU.
 
-Sizes and durations, measured on this 2-core machine while other work shared it (load
-about 5; an idle machine takes roughly half): mean wall-clock seconds per clip were
-PocketSphinx 0.83, Whisper 0.85, the hybrid 1.67 (the card game's long sentences cost the
-most), and the clips of a full run take about 5 minutes to make once.
+Results go to ``bench/results/<name>.md`` and ``.json`` (``--results``; the header gives the
+command, date, machine, commit and ``--note`` lines). Clips are cached under --cache (default:
+a temp folder); with --cache, each engine's results are also kept (``DIR/results/``) keyed by
+the clip, its grammar, the settings, the hearing code and the sentence files: a stopped run
+resumes where it stopped. --fresh ignores kept results. --count only counts the clips.
 
-    --quick   72 commands (1 per intent) each said by one voice, 16 table-talk lines by 1+1
-              voices, 4 conditions (clean, white 10 dB, babble 10 dB, reverb): 416 clips
-              (128 table talk). Measured: PocketSphinx 5 min, Whisper 6, hybrid 11 (24 min
-              for all engines, clips included).
-    default   130 commands (2 per intent) by 1+1 voices, 64 table-talk lines by 2+2 voices,
-              7 conditions: 3,612 clips (1,792 table talk). Estimated: PocketSphinx 50 min,
-              Whisper 50, hybrid 100: about 3.5 hours for all engines on a shared machine,
-              under 2 hours on an idle one. One engine at a time (``--engines hybrid``) with
-              the same --cache is the same run in pieces, and a stopped run resumes.
-              ``--voices 2`` (5,432 clips) about 5 hours shared.
+Sizes: a full run (the defaults) is about 4,000 clips per engine; the hybrid takes about 1 s
+of CPU a clip (more in noise), so hours on a shared 2-core machine. ``--per-intent 1 --voices 1
+--talk-voices 1 --talk-every 2 --fsdd-entries 8`` and three conditions is about 1,000 clips.
 """
 
 from __future__ import annotations
@@ -288,13 +288,18 @@ class Noises:
     talkers: OtherTalkers
 
 
-def make_clip(maker: ClipMaker, text: str, speaker: Speaker, condition: Condition, noises: Noises,
+def make_clip(maker: ClipMaker, text: str, speaker: Speaker, condition: Condition, noises: Noises | np.ndarray,
               seed: int) -> np.ndarray:
+    """``text`` said by ``speaker`` in ``condition`` (``noises``: a babble track alone will do
+    for every condition but other talkers)."""
     clip = maker.say(text, speaker)
+    babble_track = noises.babble if isinstance(noises, Noises) else noises
     if condition.noise == "talkers":
+        if not isinstance(noises, Noises):
+            raise ValueError("other talkers need Noises, not a babble track alone")
         clip = add_noise(clip, "babble", condition.snr_db, noises.talkers.track(seed), seed=seed)
     elif condition.noise is not None:
-        clip = add_noise(clip, condition.noise, condition.snr_db, noises.babble, seed=seed)
+        clip = add_noise(clip, condition.noise, condition.snr_db, babble_track, seed=seed)
     if condition.rt60 > 0:
         clip = reverberate(clip, condition.rt60, seed, REVERB_DRR_DB)
     return clip
