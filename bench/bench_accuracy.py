@@ -67,7 +67,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -309,7 +309,7 @@ def make_clip(maker: ClipMaker, text: str, speaker: Speaker, condition: Conditio
 def code_fingerprint(settings: HearingSettings, config_path: Path | None) -> str:
     """What a result depends on besides its clip and grammar: the hearing code, the sentences
     (``assistant/sentences.py`` and every sentence file) and the settings."""
-    digest = hashlib.sha1(repr(sorted(vars(settings).items())).encode())
+    digest = hashlib.sha1(json.dumps(canonical(settings), sort_keys=True, default=str).encode())
     package = PROJECT_ROOT / "assistant"
     files = [*(package / "hearing").rglob("*"), package / "sentences.py", *package.rglob("*.yaml")]
     for path in sorted(set(files)):
@@ -319,6 +319,20 @@ def code_fingerprint(settings: HearingSettings, config_path: Path | None) -> str
     if config_path is not None and config_path.exists():
         digest.update(config_path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def canonical(value: Any) -> Any:
+    """``value`` in a form whose text is the same in every process: sets sorted (the order a
+    set's repr gives changes with Python's hash seed, run by run), dataclasses as dicts."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {name: canonical(v) for name, v in vars(value).items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((canonical(v) for v in value), key=repr)
+    if isinstance(value, dict):
+        return {str(k): canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
 
 
 def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed: int, grammar: Iterable[str]) -> str:

@@ -256,7 +256,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         said.extend((text, HELD_OUT_SPEAKERS[(n + 3) % len(HELD_OUT_SPEAKERS)], None)
                     for n, (text, _) in enumerate(talk))
         if args.limit:
-            said = said[::max(1, len(said) // args.limit)][:args.limit]
+            said = [said[i * len(said) // args.limit] for i in range(min(args.limit, len(said)))]  # spread evenly
         moments = listening_moments(args.game)
         ref_cpu, ref_wall = reference_job(settings, maker)
         ear = open_ear(settings, sentences, engine="hybrid", fallback=False)
