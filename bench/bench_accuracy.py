@@ -383,7 +383,7 @@ class Tally:
 def run_engine(engine: str, settings: HearingSettings, games: dict[str, SentenceSet],
                moments: dict[str, Counter[frozenset[str]] | None], clips: Sequence[Clip], maker: ClipMaker,
                noises: Noises, conditions: Sequence[Condition], verbose: bool,
-               results_file: Path | None, quiet: bool = False) -> dict[str, Any] | None:
+               results_file: Path | None, quiet: bool = False, kept_only: bool = False) -> dict[str, Any] | None:
     """Hear every clip with ``engine`` (through ``open_ear``, as in play) and print the tables
     (only the totals' line when ``quiet``); None when the engine cannot be opened here."""
     ears = {}
@@ -418,6 +418,7 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     per_voice: dict[Speaker, Tally] = defaultdict(Tally)
     errors: list[str] = []
     busy = audio = 0.0
+    skipped = 0
     started = time.monotonic()
     try:
         for n, (game, condition, text, speaker, expected, seed) in enumerate(clips):
@@ -429,6 +430,9 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
             grammar = grammar_key(moments[game], games[game], expected)
             key = clip_key(game, condition, text, speaker, seed, grammar)
             row = done.get(key)
+            if row is None and kept_only:
+                skipped += 1
+                continue
             clip = make_clip(maker, text, speaker, condition, noises, seed)  # made as needed: they are many
             if row is None:
                 ear.set_intents(grammar)
@@ -464,9 +468,14 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
         totals[voice_set].merge(tally)
         totals["all"].merge(tally)
     summary["totals"] = {name: tally_json(tally) for name, tally in totals.items()}
+    summary["clips_heard"] = len(clips) - skipped
+    summary["clips"] = len(clips)
     if quiet:
         return summary
-    print(f"\n== {engine} ==  ({len(clips)} clips, {audio / 60:.1f} min of audio, "
+    if skipped:
+        print(f"\n{engine}: {len(clips) - skipped} of the {len(clips)} clips were heard before the run was stopped "
+              "(--kept-only: the others are left out of these tables)")
+    print(f"\n== {engine} ==  ({len(clips) - skipped} clips, {audio / 60:.1f} min of audio, "
           f"hearing took {busy / max(audio, 1e-9):.2f}x real time, wall-clock)")
     print(TABLE_HEAD)
     order = {c.name: i for i, c in enumerate(conditions)}
@@ -561,6 +570,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the hybrid with each stage of its cascade switched off in turn (ABLATION)")
     parser.add_argument("--cache", type=Path, help="clip and result cache folder (default: a temp folder)")
     parser.add_argument("--count", action="store_true", help="only count the clips the run would hear")
+    parser.add_argument("--shuffle", action="store_true",
+                        help="hear the clips in a seeded random order (not grouped by grammar): a run stopped "
+                        "part-way has heard a fair sample")
+    parser.add_argument("--kept-only", action="store_true",
+                        help="report only the clips whose results are kept under --cache (a run stopped "
+                        "part-way), hearing none")
     parser.add_argument("--fresh", action="store_true", help="do not reuse results kept under --cache")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--results", default=None,
@@ -578,8 +593,13 @@ def main(argv: Sequence[str] | None = None) -> int:
              else "Command accuracy, wrong commands and table talk, per voice family and condition")
     results = Results(name or "unused", title, ["bench/bench_accuracy.py", *(sys.argv[1:] if argv is None else argv)])
     results.notes.extend(args.note)
+    def checkpoint(figures: dict[str, Any], table: str) -> None:
+        if name:
+            results.figures = figures
+            results.write(extra="\n(partial: the configurations heard so far)\n" + table)
+
     with results.capture():
-        code, report = run(args, parser)
+        code, report = run(args, parser, checkpoint)
     if code == 0 and report is not None:
         results.figures = report
         if args.json is not None:
@@ -589,7 +609,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[int, dict[str, Any] | None]:
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
+        checkpoint: Callable[[dict[str, Any], str], None] | None = None) -> tuple[int, dict[str, Any] | None]:
     config = Config.load(args.config)
     settings = HearingSettings.from_config(config)
     names = list(GAMES) if args.game == "all" else [args.game]
@@ -661,6 +682,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[int,
         # One grammar after another: switching a recognizer's grammar is not free.
         moments = {name: None if args.all_intents else listening_moments(name) for name in names}
         clips.sort(key=lambda c: (c[0], sorted(grammar_key(moments[c[0]], games[c[0]], c[4]))))
+        if args.shuffle:
+            random.Random(5).shuffle(clips)
         said = ("each by one voice of either set" if per_command < 0
                 else f"each by {per_command or 'every'} voice(s) of each set")
         print(f"{len(items)} commands ({said}), {len(entries)} button entries (each said by every recorded "
@@ -700,10 +723,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[int,
                 if args.fresh:
                     kept.unlink(missing_ok=True)
             return run_engine(engine, engine_settings, games, moments, clips, maker, noises, conditions,
-                              args.verbose, kept, quiet)
+                              args.verbose, kept, quiet, args.kept_only)
 
         if args.ablation:
-            return 0, ablation(config, settings, hear)
+            return 0, ablation(config, settings, hear, checkpoint)
         report = []
         for engine in engines:
             summary = hear(engine, settings, config)
@@ -725,10 +748,16 @@ def with_overrides(config: Config, overrides: dict[str, Any]) -> Config:
 
 
 def ablation(config: Config, settings: HearingSettings,
-             hear: Callable[[str, HearingSettings, Config, bool], dict[str, Any] | None]) -> dict[str, Any]:
+             hear: Callable[[str, HearingSettings, Config, bool], dict[str, Any] | None],
+             checkpoint: Callable[[dict[str, Any], str], None] | None = None) -> dict[str, Any]:
     """The hybrid as configured, then with each ``ABLATION`` stage switched off in turn, and the
-    first pass alone: the change each makes in commands right, WRONG, table talk taken and CPU."""
+    first pass alone: the change each makes in commands right, WRONG, table talk taken and CPU.
+    ``checkpoint`` is given the figures and the table after each configuration."""
     rows: list[tuple[str, str, dict[str, Any]]] = []
+
+    def figures() -> dict[str, Any]:
+        return {"ablation": [{"stage": stage, "settings": what, **t} for stage, what, t in rows]}
+
     base = hear("hybrid", settings, config, True)
     if base is None:
         raise SystemExit("the hybrid cannot be opened here")
@@ -742,25 +771,33 @@ def ablation(config: Config, settings: HearingSettings,
         if summary is not None:
             what = ", ".join(f"{k} {json.dumps(v)}" for k, v in overrides.items())
             rows.append((f"without {stage}", what, summary["totals"]["all"]))
+            if checkpoint is not None:
+                checkpoint(figures(), ablation_table(rows))
     alone = hear(ABLATION_ALONE, settings, config, True)
     if alone is not None:
         rows.append((f"first pass alone ({ABLATION_ALONE}, no Whisper)", "engine", alone["totals"]["all"]))
+    print(ablation_table(rows))
+    print("A stage pays when switching it off loses commands right or adds WRONG commands or table talk "
+          "taken; what it costs is the CPU it saves when off.")
+    return figures()
+
+
+def ablation_table(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
+    """The ablation's rows as a table, each with its change from the first (the hybrid as configured)."""
     ref = rows[0][2]
-    print("\n| hybrid | settings | commands right | WRONG | missed | table talk taken | CPU s median | CPU s p90 "
-          "| change: right | change: WRONG | change: talk taken | change: CPU p90 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    lines = ["", "| hybrid | settings | commands right | WRONG | missed | table talk taken | CPU s median | CPU s p90 "
+             "| change: right | change: WRONG | change: talk taken | change: CPU p90 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for stage, what, t in rows:
         cpu = "-" if t["cpu_p90_s"] is None else f"{t['cpu_p90_s']:.3f}"
         median = "-" if t["cpu_median_s"] is None else f"{t['cpu_median_s']:.3f}"
         delta_cpu = ("-" if t["cpu_p90_s"] is None or ref["cpu_p90_s"] is None
                      else f"{t['cpu_p90_s'] - ref['cpu_p90_s']:+.3f}")
-        print(f"| {stage} | {what} | {t['right']}/{t['commands']} | {t['wrong']} | {t['missed']} | "
-              f"{t['table_talk_taken']}/{t['table_talk']} | {median} | {cpu} | {t['right'] - ref['right']:+d} | "
-              f"{t['wrong'] - ref['wrong']:+d} | {t['table_talk_taken'] - ref['table_talk_taken']:+d} | "
-              f"{delta_cpu} |")
-    print("\nA stage pays when switching it off loses commands right or adds WRONG commands or table talk "
-          "taken; what it costs is the CPU it saves when off.")
-    return {"ablation": [{"stage": stage, "settings": what, **t} for stage, what, t in rows]}
+        lines.append(f"| {stage} | {what} | {t['right']}/{t['commands']} | {t['wrong']} | {t['missed']} | "
+                     f"{t['table_talk_taken']}/{t['table_talk']} | {median} | {cpu} | {t['right'] - ref['right']:+d} | "
+                     f"{t['wrong'] - ref['wrong']:+d} | {t['table_talk_taken'] - ref['table_talk_taken']:+d} | "
+                     f"{delta_cpu} |")
+    return "\n".join(lines) + "\n"
 
 
 def grammar_key(moments: Counter[frozenset[str]] | None, sentences: SentenceSet,

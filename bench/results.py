@@ -100,10 +100,11 @@ class Results:
         finally:
             sys.stdout = tee.out
 
-    def write(self, folder: Path = RESULTS) -> Path:
-        """``folder/<name>.md`` (and ``.json`` when there are figures); returns the .md path."""
+    def write(self, folder: Path = RESULTS, extra: str = "") -> Path:
+        """``folder/<name>.md`` (and ``.json`` when there are figures), the output so far and
+        ``extra`` after it; returns the .md path."""
         folder.mkdir(parents=True, exist_ok=True)
-        kept = self._tee.kept.getvalue() if self._tee is not None else ""
+        kept = (self._tee.kept.getvalue() if self._tee is not None else "") + extra
         top = self.header or header(self.argv)
         top += f"\n- load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}"
         if self.notes:
