@@ -167,3 +167,9 @@ def test_an_unknown_moment_exits_2_naming_the_known_ones(tmp_path: Path, pockets
     done = transcribe(str(wav), "--moment", "sheilds", config=pocketsphinx_config)
     assert done.returncode == 2
     assert "no moment 'sheilds' in omega-virus; known:" in done.stderr and "shields" in done.stderr
+
+
+def test_no_file_exits_2_saying_what_to_give() -> None:
+    done = transcribe()
+    assert done.returncode == 2
+    assert "give a WAV file (or --moment list)" in done.stderr
