@@ -40,8 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     say.add_argument("-o", "--output", help="write a WAV file instead of playing")
 
     transcribe = sub.add_parser("transcribe", help="recognize a WAV file")
-    transcribe.add_argument("wav")
+    transcribe.add_argument("wav", nargs="?", help="the recording (any rate, channels, 8- to 32-bit)")
     transcribe.add_argument("--game", default="omega-virus", choices=list(GAMES))
+    transcribe.add_argument("--moment", help="hear it with the grammar of a moment of play of the game "
+                            "(a move, shields, yes or no, skill, menu ...); 'list' names them. "
+                            "Default: every sentence of the game")
     transcribe.add_argument("--json", action="store_true")
 
     setup = sub.add_parser("setup", help="download the speech model and prepare the voices")

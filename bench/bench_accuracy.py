@@ -1,73 +1,73 @@
-"""Command accuracy of each recognizer, and the table talk it takes, on a generated spoken set.
+"""Commands right, WRONG and missed, and table talk taken, per voice family and condition.
 
-    python bench/bench_accuracy.py [--game all] [--quick]
-                                   [--engines pocketsphinx,vosk,whisper,hybrid]
-                                   [--conditions 'clean,white 20 dB'] [--voices 1] [--talk-voices 2]
-                                   [--cache DIR] [--json FILE] [--count] [-v]
+    python bench/bench_accuracy.py [--game all] [--quick] [--engines pocketsphinx,vosk,whisper,hybrid]
+        [--conditions 'clean,white 20 dB,talkers 10 dB'] [--sets tuning,held-out] [--voices 1]
+        [--talk-voices 2] [--talk-every 1] [--fsdd DIR] [--fsdd-entries 12] [--ablation]
+        [--cache DIR] [--results NAME] [--note TEXT] [--json FILE] [--count] [-v]
 
 Commands are sampled (seeded) from each game's own sentence expansion (``--game all``, the
 default: every game; or one game's name), ``--per-intent`` of every intent. Table talk
 (``TABLE_TALK``: chatter, and lines holding command words that are not commands, such as
-"can you pass me the chips" or "spin me round") must give no command. Each command is said
-by ``--voices`` voices of ``TUNING_SPEAKERS`` and as many of ``HELD_OUT_SPEAKERS``
-(``tests.support.spoken``), each table-talk line by ``--talk-voices`` of each, taken in
-turn so every voice says about as many lines; each clip is heard in every condition: clean,
-white noise and babble (seven other talkers) at 20 and 10 dB SNR, in a reverberant room
-(RT60 0.6 s, synthetic), and in that room with babble at 10 dB (``--conditions`` can also
-name 'white 5 dB' and 'babble 5 dB').
+"can you pass me the chips" or "spin me round") must give no command. Three voice families:
 
-Each command is heard with the grammar of a moment of play where it is asked, as in play
-(the recognizer only listens for what the game state allows): the moments are found by
-seeded random play through the real session (and scenes played to on purpose for the few it
-does not reach: the Virus found, Prologue's points asked), and a command is decoded under
-the largest one that allows it, the hardest for it; table talk under the largest of all of the game it
-is heard in (lines about one game's words in that game, the others in each game in turn).
-With --all-intents every clip is heard with every sentence of its game (the worst case).
+- **Piper** and **espeak-ng** (synthetic): each command is said by ``--voices`` voices of
+  ``TUNING_SPEAKERS`` and as many of ``HELD_OUT_SPEAKERS`` (``tests.support.spoken``), each
+  table-talk line by ``--talk-voices`` of each, taken in turn;
+- **people (FSDD)**: real recordings of six people saying zero, one and two (the Free Spoken
+  Digit Dataset, CC BY-SA 4.0, read from ``--fsdd``: benchmark data, never shipped). Up to
+  ``--fsdd-entries`` of each game's commands said with those words alone (button entries:
+  "one zero zero", "zero two") are said by every recorded speaker, as one speaker's takes joined
+  by short pauses (``bench/voices.py``). Speakers jackson, nicolas and yweweler are for tuning;
+  theo, george and lucas are held out.
+
+``--sets held-out`` hears only the held-out voices. Each clip is heard in every condition:
+clean, white noise and babble (seven talkers at once) at 20 and 10 dB SNR, **one to three other
+talkers at 10 dB** (people across the table: other voices saying other sentences), a
+reverberant room (RT60 0.6 s, synthetic), and that room with babble at 10 dB (``--conditions``
+can also name 'white 5 dB' and 'babble 5 dB').
+
+Each command is heard with the grammar of a moment of play where it is asked, as in play:
+the moments come from ``assistant.hearing.moments`` (seeded random play through the real
+sessions, and scenes played to on purpose), and a command is decoded under the largest one
+that allows it; table talk under the largest of all of the game it is heard in. With
+--all-intents every clip is heard with every sentence of its game (the worst case).
 
 For each engine (``--engines``; one that cannot be opened here is listed as not available)
-and each condition it prints: commands right, table talk taken, and the median and 90th
-percentile seconds spent hearing one utterance (``Ear.hear`` on the whole clip through the
-real engine; wall-clock, so a busy machine inflates it), for the tuning voices, the
-held-out voices and all; then per game and per voice. Every engine runs through
-``open_ear`` on its own: nothing is shared between engines (the hybrid's Whisper runs
-inside the hybrid's Ear). --json FILE also writes the figures.
+the tables give, per condition, voice family and voice set (tuning, held-out): commands
+right, WRONG (another command taken: worse than a miss) and missed; table talk taken; the
+CPU seconds the hearing of one utterance took (process time, every thread, so Whisper's too:
+median and 90th percentile) and its wall-clock seconds (inflated on a busy machine); then per
+game and per voice. Figures on tuning voices say nothing about voices never met: read the
+held-out rows.
 
-Clips are cached under --cache (default: a temp folder). With --cache, each engine's
-results are also kept (``DIR/results/``) as they come, keyed by the clip (with its noise
-seed), its grammar, the settings, the hearing code and the sentence files
-(``code_fingerprint``): a run stopped part-way resumes where it stopped, and a change to any
-of those starts afresh. --fresh ignores kept results. --count only counts the clips.
+``--ablation`` runs the hybrid as configured, then with each stage of its cascade switched
+off in turn (``ABLATION``: stage name -> the settings that switch it off), and the first pass
+alone, and prints per stage the change in commands right, WRONG, table talk taken and CPU.
 
-Sizes and durations, measured on this 2-core machine while other work shared it (load
-about 5; an idle machine takes roughly half): mean wall-clock seconds per clip were
-PocketSphinx 0.83, Whisper 0.85, the hybrid 1.67 (the card game's long sentences cost the
-most), and the clips of a full run take about 5 minutes to make once.
+Results go to ``bench/results/<name>.md`` and ``.json`` (``--results``; the header gives the
+command, date, machine, commit and ``--note`` lines). Clips are cached under --cache (default:
+a temp folder); with --cache, each engine's results are also kept (``DIR/results/``) keyed by
+the clip, its grammar, the settings, the hearing code and the sentence files: a stopped run
+resumes where it stopped. --fresh ignores kept results. --count only counts the clips.
 
-    --quick   72 commands (1 per intent) each said by one voice, 16 table-talk lines by 1+1
-              voices, 4 conditions (clean, white 10 dB, babble 10 dB, reverb): 416 clips
-              (128 table talk). Measured: PocketSphinx 5 min, Whisper 6, hybrid 11 (24 min
-              for all engines, clips included).
-    default   130 commands (2 per intent) by 1+1 voices, 64 table-talk lines by 2+2 voices,
-              7 conditions: 3,612 clips (1,792 table talk). Estimated: PocketSphinx 50 min,
-              Whisper 50, hybrid 100: about 3.5 hours for all engines on a shared machine,
-              under 2 hours on an idle one. One engine at a time (``--engines hybrid``) with
-              the same --cache is the same run in pieces, and a stopped run resumes.
-              ``--voices 2`` (5,432 clips) about 5 hours shared.
+Sizes: a full run (the defaults) is about 4,000 clips per engine; the hybrid takes about 1 s
+of CPU a clip (more in noise), so hours on a shared 2-core machine. ``--per-intent 1 --voices 1
+--talk-voices 1 --talk-every 2 --fsdd-entries 8`` and three conditions is about 1,000 clips.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import random
-import statistics
 import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,15 +75,27 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.box import ASLEEP_COMMANDS, LISTENING_COMMANDS, PHONE_COMMANDS  # noqa: E402
 from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
-from assistant.games.omega_virus.engine import CommandCenter  # noqa: E402
-from assistant.games.omega_virus.state import AVDS, Phase  # noqa: E402
 from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear  # noqa: E402
+from assistant.hearing.moments import grammar_for, listening_moments  # noqa: E402
+from assistant.hearing.pipeline import Cascade  # noqa: E402
 from assistant.sentences import SentenceSet  # noqa: E402
-from assistant.session import Heard, PrintAnnouncer, Session  # noqa: E402
+from bench.results import Results  # noqa: E402
+from bench.voices import (  # noqa: E402
+    FSDD_DIR,
+    FSDD_HELD_OUT,
+    FSDD_TUNING,
+    HELD_OUT_VOICES,
+    TUNING_VOICES,
+    BenchClips,
+    OtherTalkers,
+    family,
+    fsdd_speaker,
+    is_digit_entry,
+    label,
+)
 from tests.support.spoken import (  # noqa: E402
     HELD_OUT_SPEAKERS,
     TUNING_SPEAKERS,
@@ -102,7 +114,7 @@ REVERB_DRR_DB = 0.0
 @dataclass(frozen=True)
 class Condition:
     name: str
-    noise: str | None = None  # white | babble
+    noise: str | None = None  # white | babble | talkers (one to three people across the table)
     snr_db: float = 0.0
     rt60: float = 0.0         # reverberant room when > 0 (the noise is in the same room)
 
@@ -113,11 +125,30 @@ CONDITIONS = (
     Condition("white 10 dB", "white", 10),
     Condition("babble 20 dB", "babble", 20),
     Condition("babble 10 dB", "babble", 10),
+    Condition("talkers 10 dB", "talkers", 10),
     Condition("reverb", rt60=REVERB_RT60),
     Condition("reverb+babble 10", "babble", 10, REVERB_RT60),
 )
 #: --quick's conditions.
-QUICK_CONDITIONS = ("clean", "white 10 dB", "babble 10 dB", "reverb")
+QUICK_CONDITIONS = ("clean", "white 10 dB", "babble 10 dB", "talkers 10 dB", "reverb")
+#: The voice sets: tuning (settings may be chosen on them) and held-out (only reported on).
+SETS = ("tuning", "held-out")
+
+#: The ablation (--ablation): each stage of the hybrid's cascade, and the settings that switch
+#: it off (config keys, as in config.yaml). Today's settings are the only switches there are;
+#: when the stages are declared classes with their own on/off switch, only this table changes.
+ABLATION: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("first pass's phone check", {"hearing.pocketsphinx.phone_check": 0.0,
+                                  "hearing.pocketsphinx.early_phone_check": 0.0}),
+    # each stage of Whisper's cascade (assistant/hearing/pipeline.py) by its own switch, the
+    # first setting it declares
+    *((f"stage {stage.name}", {stage.SETTINGS[0].key: type(stage.SETTINGS[0].default)(0)})
+      for stage in Cascade().stages if stage.SETTINGS[0].default),
+)
+#: A stage off by default (as_sentences: on only with push-to-talk) is no stage of the cascade as
+#: shipped and has no row here.
+#: The ablation's reference rows: the first pass alone (no Whisper at all)
+ABLATION_ALONE = "pocketsphinx"
 #: Only when asked for with --conditions.
 EXTRA_CONDITIONS = (Condition("white 5 dB", "white", 5), Condition("babble 5 dB", "babble", 5))
 
@@ -204,112 +235,42 @@ def sample_commands(sentences: SentenceSet, per_intent: int, seed: int = 7) -> l
     return chosen
 
 
-def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 1) -> Counter[frozenset[str]]:
-    """How often each set of allowed intents comes up in seeded random play of ``game``, with
-    the box's commands (main menu, volume ...) beside the game's, as in hands-free play without
-    phones; the box's own moment after "stop listening", when "start listening" alone is
-    listened for; the moments random play does not reach, played to on purpose (``SCENES``:
-    the Virus found, Prologue's points asked); and the widest moment with phones as keypads,
-    their commands beside it."""
-    rng = random.Random(seed)
-    seen: Counter[frozenset[str]] = Counter()
-    pools: dict[str, list[str]] = {}
-    for n in range(games):
-        session = box_session(game, seed + n)
-        for _ in range(steps):
-            if session.game.is_over():
-                break
-            allowed = session.allowed_intents()
-            seen[allowed] += 1
-            if rng.random() < 0.2:
-                session.advance(rng.uniform(0.5, 20.0))
-                continue
-            intent = rng.choice(sorted(allowed - LISTENING_COMMANDS))  # the game is played, not the box
-            if intent not in pools:
-                pools[intent] = [text for text, _ in session.sentences.expand([intent], limit=500)]
-            if pools[intent]:
-                session.hear(rng.choice(pools[intent]))
-        asleep = ASLEEP_COMMANDS & frozenset(session.sentences.intents)
-        if asleep:
-            seen[asleep] += 1  # once a game: a player said "stop listening"
-    for scene in SCENES.get(game, ()):
-        seen[scene(seed)] += 1  # moments random play does not reach, played to on purpose
-    phones = PHONE_COMMANDS & frozenset(session.sentences.intents)
-    if phones and seen:
-        # with phones as keypads, the box listens for their commands beside each moment's
-        widest = max(seen, key=lambda allowed: (len(allowed), sorted(allowed)))
-        seen[widest | phones] += 1
-    return seen
-
-
-def box_session(game: str, seed: int) -> Session:
-    """A started session of ``game`` listening as the box does without phones: its own
-    commands (main menu, volume ...) beside the game's."""
-    session = Session.new(game, seed, {}, PrintAnnouncer(lambda line: None), None)
-    session.box_commands = LISTENING_COMMANDS - PHONE_COMMANDS
-    session.start()
-    return session
-
-
-def _heard(session: Session, *sentences: str) -> None:
-    for text in sentences:
-        if session.hear(text) is not Heard.ACCEPTED:
-            raise AssertionError(f"{session.game_name}: {text!r} was not taken")
-
-
-def _omega_virus_found(seed: int) -> frozenset[str]:
-    """The Command Center when the Virus is found: "terminate" is asked. Signed on by voice; the
-    hand that can terminate is dealt (collecting it takes longer than random play lasts)."""
-    from tests.ov_helpers import give
-
-    session = box_session("omega-virus", seed)
-    _heard(session, "skill zero", "one two", "skip", "skip", "skip")
-    cc = session.game
-    assert isinstance(cc, CommandCenter) and cc.mover is not None, cc.phase
-    give(cc, cc.mover[0], "red card", "blue card", "yellow card", *AVDS)
-    room = " ".join({"0": "zero", "1": "one", "2": "two"}[digit] for digit in cc.virus_room)
-    _heard(session, f"explore {room}")
-    assert cc.phase is Phase.TERMINATE, cc.phase
-    return session.allowed_intents()
-
-
-def _prologue_points(seed: int) -> frozenset[str]:
-    """Prologue scoring with the points asked (scoring cards worth "ask", the default): a round
-    played, done, the winner named, then the first scoring card's taker."""
-    session = box_session("prologue", seed)
-    _heard(session, "ready")
-    session.advance(60.0)
-    _heard(session, "done", "player one", "player two")
-    allowed = session.allowed_intents()
-    assert "points" in allowed, allowed
-    return allowed
-
-
-#: Moments seeded random play does not reach, played to on purpose, per game.
-SCENES: dict[str, tuple[Callable[[int], frozenset[str]], ...]] = {
-    "omega-virus": (_omega_virus_found,),
-    "prologue": (_prologue_points,),
-}
-
-
-def grammar_for(moments: Counter[frozenset[str]], intent: str | None) -> frozenset[str] | None:
-    """The largest moment that allows ``intent`` (for None, table talk: of all moments without
-    phones); None if none does."""
-    fitting = [allowed for allowed in moments
-               if (intent in allowed if intent is not None else not allowed & PHONE_COMMANDS)]
-    return max(fitting, key=lambda allowed: (len(allowed), sorted(allowed))) if fitting else None
-
-
-def voices_for(item: int, per_set: int) -> list[Speaker]:
-    """The voices that say line number ``item``: ``per_set`` of each set, in turn (0: all;
-    -1: one voice, of the tuning set for even items and of the held-out set for odd ones)."""
+def voices_for(item: int, per_set: int, sets: Sequence[str] = SETS) -> list[Speaker]:
+    """The synthetic voices that say line number ``item``: ``per_set`` of each set in ``sets``,
+    in turn (0: all; -1: one voice, of the tuning set for even items and of the held-out set
+    for odd ones, or of the one set asked for)."""
+    pools = [voices for name, voices in (("tuning", TUNING_SPEAKERS), ("held-out", HELD_OUT_SPEAKERS))
+             if name in sets]
     if per_set < 0:
-        voices = HELD_OUT_SPEAKERS if item % 2 else TUNING_SPEAKERS
-        return [voices[(item // 2) % len(voices)]]
+        voices = pools[item % len(pools)]
+        return [voices[(item // len(pools)) % len(voices)]]
     chosen: list[Speaker] = []
-    for voices in (TUNING_SPEAKERS, HELD_OUT_SPEAKERS):
+    for voices in pools:
         k = len(voices) if per_set <= 0 else min(per_set, len(voices))
         chosen.extend(voices[(item * k + j) % len(voices)] for j in range(k))
+    return chosen
+
+
+def fsdd_voices(sets: Sequence[str]) -> list[Speaker]:
+    """The recorded speakers of the sets asked for (every one says every button entry)."""
+    names = [*(FSDD_TUNING if "tuning" in sets else ()), *(FSDD_HELD_OUT if "held-out" in sets else ())]
+    return [fsdd_speaker(name) for name in names]
+
+
+def sample_entries(sentences: SentenceSet, count: int, seed: int = 11) -> list[tuple[str, Command]]:
+    """Up to ``count`` of the game's commands said with the words zero, one and two alone (button
+    entries: "one zero zero", "zero two"), as evenly over their lengths as there are."""
+    by_length: dict[int, list[tuple[str, Command]]] = defaultdict(list)
+    for text, command in sentences.expand(limit=100000):
+        if is_digit_entry(text):
+            by_length[len(text.split())].append((text, command))
+    rng = random.Random(seed)
+    chosen: list[tuple[str, Command]] = []
+    pools = [rng.sample(pool, len(pool)) for _, pool in sorted(by_length.items())]
+    while len(chosen) < count and any(pools):
+        for pool in pools:
+            if pool and len(chosen) < count:
+                chosen.append(pool.pop())
     return chosen
 
 
@@ -320,11 +281,26 @@ def table_talk_games(line: int, tag: str | None, games: Sequence[str], voice: in
     return games[(line + voice) % len(games)]
 
 
-def make_clip(maker: ClipMaker, text: str, speaker: Speaker, condition: Condition, noise: np.ndarray,
+@dataclass
+class Noises:
+    """The noises clips are mixed with: a babble track and the other-talker tracks."""
+
+    babble: np.ndarray
+    talkers: OtherTalkers
+
+
+def make_clip(maker: ClipMaker, text: str, speaker: Speaker, condition: Condition, noises: Noises | np.ndarray,
               seed: int) -> np.ndarray:
+    """``text`` said by ``speaker`` in ``condition`` (``noises``: a babble track alone will do
+    for every condition but other talkers)."""
     clip = maker.say(text, speaker)
-    if condition.noise is not None:
-        clip = add_noise(clip, condition.noise, condition.snr_db, noise, seed=seed)
+    babble_track = noises.babble if isinstance(noises, Noises) else noises
+    if condition.noise == "talkers":
+        if not isinstance(noises, Noises):
+            raise ValueError("other talkers need Noises, not a babble track alone")
+        clip = add_noise(clip, "babble", condition.snr_db, noises.talkers.track(seed), seed=seed)
+    elif condition.noise is not None:
+        clip = add_noise(clip, condition.noise, condition.snr_db, babble_track, seed=seed)
     if condition.rt60 > 0:
         clip = reverberate(clip, condition.rt60, seed, REVERB_DRR_DB)
     return clip
@@ -333,7 +309,7 @@ def make_clip(maker: ClipMaker, text: str, speaker: Speaker, condition: Conditio
 def code_fingerprint(settings: HearingSettings, config_path: Path | None) -> str:
     """What a result depends on besides its clip and grammar: the hearing code, the sentences
     (``assistant/sentences.py`` and every sentence file) and the settings."""
-    digest = hashlib.sha1(repr(sorted(vars(settings).items())).encode())
+    digest = hashlib.sha1(json.dumps(canonical(settings), sort_keys=True, default=str).encode())
     package = PROJECT_ROOT / "assistant"
     files = [*(package / "hearing").rglob("*"), package / "sentences.py", *package.rglob("*.yaml")]
     for path in sorted(set(files)):
@@ -345,6 +321,20 @@ def code_fingerprint(settings: HearingSettings, config_path: Path | None) -> str
     return digest.hexdigest()[:16]
 
 
+def canonical(value: Any) -> Any:
+    """``value`` in a form whose text is the same in every process: sets sorted (the order a
+    set's repr gives changes with Python's hash seed, run by run), dataclasses as dicts."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {name: canonical(v) for name, v in vars(value).items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((canonical(v) for v in value), key=repr)
+    if isinstance(value, dict):
+        return {str(k): canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
+
+
 def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed: int, grammar: Iterable[str]) -> str:
     data = [game, condition.name, condition.noise, condition.snr_db, condition.rt60, REVERB_DRR_DB, text,
             speaker.key(), seed, sorted(grammar)]
@@ -353,21 +343,49 @@ def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed:
 
 @dataclass
 class Tally:
-    right: list[int] = field(default_factory=lambda: [0, 0])  # commands right, commands
-    taken: list[int] = field(default_factory=lambda: [0, 0])  # table talk taken, table talk
-    seconds: list[float] = field(default_factory=list)
+    """Commands right, WRONG (another command taken) and missed (none taken), counted apart;
+    table talk taken; wall-clock and CPU seconds per utterance."""
 
-    def add(self, command: bool, ok: bool, seconds: float) -> None:
-        pair = self.right if command else self.taken
-        pair[0] += ok if command else not ok
-        pair[1] += 1
+    commands: int = 0
+    right: int = 0
+    wrong: int = 0
+    talk: int = 0
+    taken: int = 0
+    seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    @property
+    def missed(self) -> int:
+        return self.commands - self.right - self.wrong
+
+    def add(self, command: bool, ok: bool, took: bool, seconds: float, cpu: float | None) -> None:
+        if command:
+            self.commands += 1
+            self.right += ok
+            self.wrong += (not ok) and took
+        else:
+            self.talk += 1
+            self.taken += took
         self.seconds.append(seconds)
+        if cpu is not None:
+            self.cpu.append(cpu)
+
+    def merge(self, other: Tally) -> None:
+        self.commands += other.commands
+        self.right += other.right
+        self.wrong += other.wrong
+        self.talk += other.talk
+        self.taken += other.taken
+        self.seconds += other.seconds
+        self.cpu += other.cpu
 
 
 def run_engine(engine: str, settings: HearingSettings, games: dict[str, SentenceSet],
                moments: dict[str, Counter[frozenset[str]] | None], clips: Sequence[Clip], maker: ClipMaker,
-               noise: np.ndarray, conditions: Sequence[Condition], verbose: bool,
-               results_file: Path | None) -> dict[str, Any] | None:
+               noises: Noises, conditions: Sequence[Condition], verbose: bool,
+               results_file: Path | None, quiet: bool = False, kept_only: bool = False) -> dict[str, Any] | None:
+    """Hear every clip with ``engine`` (through ``open_ear``, as in play) and print the tables
+    (only the totals' line when ``quiet``); None when the engine cannot be opened here."""
     ears = {}
     try:
         for game, sentences in games.items():
@@ -394,117 +412,128 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
             kept.seek(-1, 2)
             if kept.read(1) != b"\n":
                 out.write("\n")  # after a line cut short
-    tuning = set(TUNING_SPEAKERS)
-    groups = ("tuning", "held-out", "all")
-    table: dict[tuple[str, str], Tally] = defaultdict(Tally)   # (condition, voice group)
+    tuning = set(TUNING_VOICES)
+    table: dict[tuple[str, str, str], Tally] = defaultdict(Tally)   # (condition, family, voice set)
     per_game: dict[str, Tally] = defaultdict(Tally)
     per_voice: dict[Speaker, Tally] = defaultdict(Tally)
     errors: list[str] = []
     busy = audio = 0.0
+    skipped = 0
     started = time.monotonic()
     try:
         for n, (game, condition, text, speaker, expected, seed) in enumerate(clips):
-            if n and n % 250 == 0:
+            if n and n % 100 == 0:
                 rate = (time.monotonic() - started) / n
                 print(f"{engine}: {n} of {len(clips)} clips, about {rate * (len(clips) - n) / 60:.0f} min left",
                       file=sys.stderr, flush=True)
             ear = ears[game]
-            game_moments = moments[game]
-            grammar: Iterable[str]
-            if game_moments is None:
-                grammar = games[game].intents
-            else:
-                grammar = grammar_for(game_moments, expected.intent if expected else None) or games[game].intents
+            grammar = grammar_key(moments[game], games[game], expected)
             key = clip_key(game, condition, text, speaker, seed, grammar)
             row = done.get(key)
-            clip = make_clip(maker, text, speaker, condition, noise, seed)  # made as needed: they are many
+            if row is None and kept_only:
+                skipped += 1
+                continue
+            clip = make_clip(maker, text, speaker, condition, noises, seed)  # made as needed: they are many
             if row is None:
                 ear.set_intents(grammar)
+                cpu_start = time.process_time()
                 start = time.perf_counter()
                 result = ear.hear(clip)
                 seconds = time.perf_counter() - start
+                cpu = time.process_time() - cpu_start  # every thread of this process: Whisper's too
                 got = result.command if isinstance(result, Transcript) else None
                 ok = got == expected if expected is not None else got is None
                 described = f"{got.intent} {dict(got.slots)}" if got is not None else "nothing"
-                row = {"key": key, "ok": ok, "got": described, "heard": result.heard, "seconds": seconds}
+                row = {"key": key, "ok": ok, "got": described, "heard": result.heard, "seconds": seconds,
+                       "cpu": cpu}
                 if out is not None:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
             busy += row["seconds"]
             audio += len(clip) / 16000
-            group = "tuning" if speaker in tuning else "held-out"
-            for g in (group, "all"):
-                table[condition.name, g].add(expected is not None, row["ok"], row["seconds"])
-            per_game[game].add(expected is not None, row["ok"], row["seconds"])
-            per_voice[speaker].add(expected is not None, row["ok"], row["seconds"])
+            took = row["got"] != "nothing"
+            where = (condition.name, family(speaker), "tuning" if speaker in tuning else "held-out")
+            for tally in (table[where], per_game[game], per_voice[speaker]):
+                tally.add(expected is not None, row["ok"], took, row["seconds"], row.get("cpu"))
             if not row["ok"]:
-                what = "wrong " if expected is not None else "taken "
-                errors.append(f"  {what} [{game}; {condition.name}; {speaker.label}] {text!r} -> {row['got']} "
+                what = ("WRONG " if took else "missed") if expected is not None else "taken "
+                errors.append(f"  {what} [{game}; {condition.name}; {label(speaker)}] {text!r} -> {row['got']} "
                               f"(heard {row['heard']!r})")
     finally:
         if out is not None:
             out.close()
-    print(f"\n== {engine} ==  ({len(clips)} clips, {audio / 60:.1f} min of audio, "
-          f"hearing took {busy / max(audio, 1e-9):.2f}x real time)")
-    width = 16
-    print(f"{'':<17}{'commands right':^{3 * width}}  {'table talk taken':^{3 * width}}  {'s per utterance':>16}")
-    print(f"{'condition':<17}" + "".join(f"{g:>{width}}" for g in groups) + "  "
-          + "".join(f"{g:>{width}}" for g in groups) + f"  {'median':>7} {'p90':>7}")
-    summary: dict[str, Any] = {"engine": engine, "conditions": {}, "games": {}, "voices": {}}
-    overall: dict[str, Tally] = defaultdict(Tally)
-    for condition in conditions:
-        if (condition.name, "all") not in table:
-            continue
-        cells = [table[condition.name, g] for g in groups]
-        for g, tally in zip(groups, cells, strict=True):
-            merged = overall[g]
-            merged.right = [merged.right[0] + tally.right[0], merged.right[1] + tally.right[1]]
-            merged.taken = [merged.taken[0] + tally.taken[0], merged.taken[1] + tally.taken[1]]
-            merged.seconds += tally.seconds
-        print(row_text(condition.name, cells, width))
-        summary["conditions"][condition.name] = {g: tally_json(t) for g, t in zip(groups, cells, strict=True)}
-    print(row_text("overall", [overall[g] for g in groups], width))
-    summary["conditions"]["overall"] = {g: tally_json(overall[g]) for g in groups}
-    print("by game (all voices and conditions):")
+    summary: dict[str, Any] = {"engine": engine, "rows": [], "games": {}, "voices": {}}
+    totals: dict[str, Tally] = defaultdict(Tally)  # per voice set, every condition and family
+    for (_, _, voice_set), tally in table.items():
+        totals[voice_set].merge(tally)
+        totals["all"].merge(tally)
+    summary["totals"] = {name: tally_json(tally) for name, tally in totals.items()}
+    summary["clips_heard"] = len(clips) - skipped
+    summary["clips"] = len(clips)
+    if quiet:
+        return summary
+    if skipped:
+        print(f"\n{engine}: {len(clips) - skipped} of the {len(clips)} clips were heard before the run was stopped "
+              "(--kept-only: the others are left out of these tables)")
+    print(f"\n== {engine} ==  ({len(clips) - skipped} clips, {audio / 60:.1f} min of audio, "
+          f"hearing took {busy / max(audio, 1e-9):.2f}x real time, wall-clock)")
+    print(TABLE_HEAD)
+    order = {c.name: i for i, c in enumerate(conditions)}
+    for where in sorted(table, key=lambda w: (order.get(w[0], 99), w[1], w[2] != "held-out")):
+        print(table_row(where, table[where]))
+        summary["rows"].append({"condition": where[0], "voices": where[1], "set": where[2],
+                                **tally_json(table[where])})
+    for name in ("held-out", "tuning", "all"):
+        if name in totals:
+            print(table_row(("every condition", "every family", name), totals[name]))
+    print("\nby game (every voice and condition):")
+    print(TABLE_HEAD.replace("| condition | voices | set |", "| game | | |", 1))
     for game, tally in per_game.items():
-        print(f"  {game:<13} commands {fraction(tally.right):>20}   table talk taken {tally.taken[0]}/{tally.taken[1]}")
+        print(table_row((game, "", ""), tally))
         summary["games"][game] = tally_json(tally)
-    print("commands right by voice (all conditions):")
-    for voices, name in ((TUNING_SPEAKERS, "tuning"), (HELD_OUT_SPEAKERS, "held-out")):
+    print("\nby voice (every condition):")
+    print(TABLE_HEAD.replace("| condition | voices | set |", "| voice | family | set |", 1))
+    for voices, name in ((TUNING_VOICES, "tuning"), (HELD_OUT_VOICES, "held-out")):
         for speaker in voices:
             if speaker in per_voice:
-                tally = per_voice[speaker]
-                print(f"  {name:<9} {speaker.label:<36} {fraction(tally.right):>20}   "
-                      f"table talk taken {tally.taken[0]}/{tally.taken[1]}")
-                summary["voices"][speaker.label] = {"set": name, **tally_json(tally)}
+                print(table_row((label(speaker), family(speaker), name), per_voice[speaker]))
+                summary["voices"][label(speaker)] = {"set": name, **tally_json(per_voice[speaker])}
     if verbose:
-        print("errors:")
+        print("\nerrors:")
         print("\n".join(errors) or "  none")
     return summary
 
 
-def row_text(name: str, cells: Sequence[Tally], width: int) -> str:
-    right = "".join(f"{fraction(t.right):>{width}}" for t in cells)
-    taken = "".join(f"{t.taken[0]:>{width - 6}}/{t.taken[1]:<5}" for t in cells)
-    seconds = cells[-1].seconds
-    timing = (f"{statistics.median(seconds):>7.3f} {float(np.percentile(seconds, 90)):>7.3f}"
-              if seconds else f"{'-':>7} {'-':>7}")
-    return f"{name:<17}{right}  {taken}  {timing}"
+TABLE_HEAD = ("| condition | voices | set | commands right | WRONG | missed | table talk taken "
+              "| CPU s median | CPU s p90 | wall s median | wall s p90 |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|")
 
 
-def fraction(pair: Sequence[int]) -> str:
-    return f"{pair[0]}/{pair[1]} {pct(pair)}"
+def table_row(where: Sequence[str], t: Tally) -> str:
+    right = f"{t.right}/{t.commands} {pct(t.right, t.commands)}" if t.commands else "-"
+    wrong = f"{t.wrong}/{t.commands}" if t.commands else "-"
+    missed = f"{t.missed}/{t.commands}" if t.commands else "-"
+    taken = f"{t.taken}/{t.talk}" if t.talk else "-"
+    return (f"| {' | '.join(where)} | {right} | {wrong} | {missed} | {taken} | {quantile(t.cpu, 50)} | "
+            f"{quantile(t.cpu, 90)} | {quantile(t.seconds, 50)} | {quantile(t.seconds, 90)} |")
+
+
+def quantile(values: Sequence[float], q: float) -> str:
+    return f"{float(np.percentile(values, q)):.3f}" if values else "-"
 
 
 def tally_json(tally: Tally) -> dict[str, Any]:
-    s = tally.seconds
-    return {"commands_right": tally.right[0], "commands": tally.right[1], "table_talk_taken": tally.taken[0],
-            "table_talk": tally.taken[1], "median_s": statistics.median(s) if s else None,
-            "p90_s": float(np.percentile(s, 90)) if s else None}
+    def q(values: Sequence[float], p: float) -> float | None:
+        return float(np.percentile(values, p)) if values else None
+
+    return {"commands": tally.commands, "right": tally.right, "wrong": tally.wrong, "missed": tally.missed,
+            "table_talk": tally.talk, "table_talk_taken": tally.taken,
+            "cpu_median_s": q(tally.cpu, 50), "cpu_p90_s": q(tally.cpu, 90),
+            "wall_median_s": q(tally.seconds, 50), "wall_p90_s": q(tally.seconds, 90)}
 
 
-def pct(pair: Sequence[int]) -> str:
-    return f"{100.0 * pair[0] / pair[1]:.1f}%" if pair[1] else "-"
+def pct(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.1f}%" if whole else "-"
 
 
 def checked_table_talk(games: dict[str, SentenceSet], lines: Sequence[tuple[str, str | None]]
@@ -526,25 +555,70 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="voices of each set (tuning, held-out) saying each command; 0: every voice")
     parser.add_argument("--talk-voices", type=int, default=2,
                         help="voices of each set saying each table-talk line; 0: every voice")
+    parser.add_argument("--talk-every", type=int, default=1, help="only every Nth table-talk line")
+    parser.add_argument("--sets", default=",".join(SETS), help="voice sets: tuning,held-out (comma-separated)")
+    parser.add_argument("--fsdd", type=Path, default=FSDD_DIR,
+                        help="the FSDD recordings (real people saying zero, one, two); '' : none")
+    parser.add_argument("--fsdd-entries", type=int, default=12,
+                        help="button entries per game said by every recorded speaker of each set")
     parser.add_argument("--quick", action="store_true",
                         help="1 sentence per intent said by 1 voice, 16 table-talk lines said by 1 voice of each "
                         f"set, {len(QUICK_CONDITIONS)} conditions ({', '.join(QUICK_CONDITIONS)})")
     parser.add_argument("--conditions", help="comma-separated condition names to run (default: all but the "
                         "5 dB ones), e.g. 'clean,white 20 dB'")
+    parser.add_argument("--ablation", action="store_true",
+                        help="the hybrid with each stage of its cascade switched off in turn (ABLATION)")
     parser.add_argument("--cache", type=Path, help="clip and result cache folder (default: a temp folder)")
     parser.add_argument("--count", action="store_true", help="only count the clips the run would hear")
+    parser.add_argument("--shuffle", action="store_true",
+                        help="hear the clips in a seeded random order (not grouped by grammar): a run stopped "
+                        "part-way has heard a fair sample")
+    parser.add_argument("--kept-only", action="store_true",
+                        help="report only the clips whose results are kept under --cache (a run stopped "
+                        "part-way), hearing none")
     parser.add_argument("--fresh", action="store_true", help="do not reuse results kept under --cache")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--results", default=None,
+                        help="write bench/results/NAME.md and .json (default: bench_accuracy, or "
+                        "bench_accuracy_ablation with --ablation; '' : none)")
+    parser.add_argument("--note", action="append", default=[], help="a line for the results file's header")
     parser.add_argument("--config", help="settings file (default: ./config.yaml)")
     parser.add_argument("--all-intents", action="store_true",
                         help="hear every clip with every sentence of its game (not the moment's grammar)")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every error")
     args = parser.parse_args(argv)
+    name = args.results if args.results is not None else (
+        "bench_accuracy_ablation" if args.ablation else "bench_accuracy")
+    title = ("Ablation of the hybrid's cascade" if args.ablation
+             else "Command accuracy, wrong commands and table talk, per voice family and condition")
+    results = Results(name or "unused", title, ["bench/bench_accuracy.py", *(sys.argv[1:] if argv is None else argv)])
+    results.notes.extend(args.note)
+    def checkpoint(figures: dict[str, Any], table: str) -> None:
+        if name:
+            results.figures = figures
+            results.write(extra="\n(partial: the configurations heard so far)\n" + table)
+
+    with results.capture():
+        code, report = run(args, parser, checkpoint)
+    if code == 0 and report is not None:
+        results.figures = report
+        if args.json is not None:
+            args.json.write_text(json.dumps({"argv": results.argv, **report}, indent=1))
+        if name:
+            results.write()
+    return code
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
+        checkpoint: Callable[[dict[str, Any], str], None] | None = None) -> tuple[int, dict[str, Any] | None]:
     config = Config.load(args.config)
     settings = HearingSettings.from_config(config)
     names = list(GAMES) if args.game == "all" else [args.game]
     if any(name not in GAMES for name in names):
         parser.error(f"unknown game {args.game!r}; known: all, {', '.join(GAMES)}")
+    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    if not sets or any(s not in SETS for s in sets):
+        parser.error(f"--sets: one or both of {', '.join(SETS)}")
     known = {c.name: c for c in (*CONDITIONS, *EXTRA_CONDITIONS)}
     conditions: Sequence[Condition] = CONDITIONS
     if args.quick:
@@ -555,57 +629,79 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown condition {unknown[0]!r}; known: {', '.join(known)}")
         conditions = [known[c] for c in wanted]
+    fsdd = args.fsdd if str(args.fsdd) not in ("", ".") else None
+    if fsdd is not None and not fsdd.is_dir():
+        parser.error(f"--fsdd {fsdd}: no such folder (give '' to run without the recorded speakers)")
     per_intent = 1 if args.quick else args.per_intent
     per_set = 1 if args.quick else args.talk_voices
     per_command = -1 if args.quick else args.voices
     games = {name: game_module(name).sentences() for name in names}
-    talk = checked_table_talk(games, TABLE_TALK)
-    if args.quick:
-        talk = talk[::4]
-    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    talk = checked_table_talk(games, TABLE_TALK)[::4 if args.quick else max(args.talk_every, 1)]
+    engines = ["hybrid"] if args.ablation else [e.strip() for e in args.engines.split(",") if e.strip()]
     with tempfile.TemporaryDirectory() as tmp:
         cache = args.cache or Path(tmp)
-        maker = ClipMaker(cache)
-        noise = babble(maker) if not args.count else np.zeros(1)
+        maker = BenchClips(cache, fsdd)
+        noises = Noises(babble(maker) if not args.count else np.zeros(1), OtherTalkers(maker))
         items: list[tuple[str, str, Command | None]] = []
         for name, sentences in games.items():
             items.extend((name, text, command) for text, command in sample_commands(sentences, per_intent))
         clips: list[Clip] = []
         made = time.monotonic()
         for n, (game, text, expected) in enumerate(items):
-            for speaker in voices_for(n, per_command):
+            for speaker in voices_for(n, per_command, sets):
                 if not args.count:
                     maker.say(text, speaker)  # every voice's clip made (and cached) once, up front
                 clips.extend((game, condition, text, speaker, expected, n * 31 + k)
                              for k, condition in enumerate(conditions))
+        entries: list[tuple[str, str, Command]] = []
+        if fsdd is not None:
+            for name, sentences in games.items():
+                entries.extend((name, text, command) for text, command in sample_entries(sentences, args.fsdd_entries))
+        for m, (game, text, expected) in enumerate(entries):
+            n = len(items) + m
+            for speaker in fsdd_voices(sets):
+                if not args.count:
+                    maker.say(text, speaker)
+                clips.extend((game, condition, text, speaker, expected, n * 31 + k)
+                             for k, condition in enumerate(conditions))
         for line, (text, tag) in enumerate(talk):
-            n = len(items) + line
-            for v, speaker in enumerate(voices_for(n, per_set)):
+            n = len(items) + len(entries) + line
+            for v, speaker in enumerate(voices_for(n, per_set, sets)):
                 if not args.count:
                     maker.say(text, speaker)
                 clips.extend((table_talk_games(line, tag, names, v), condition, text, speaker, None, n * 31 + k)
                              for k, condition in enumerate(conditions))
         if args.count:
             talk_clips = sum(c[4] is None for c in clips)
-            print(f"{len(items)} commands, {len(talk)} table-talk lines: {len(clips)} clips "
-                  f"({len(clips) - talk_clips} commands, {talk_clips} table talk)")
+            print(f"{len(items)} commands, {len(entries)} button entries said by recorded people, {len(talk)} "
+                  f"table-talk lines: {len(clips)} clips ({len(clips) - talk_clips} commands, {talk_clips} table "
+                  f"talk)")
             for name in names:
                 print(f"  {name:<12} {sum(c[0] == name for c in clips)} clips")
-            return 0
+            return 0, None
         # One grammar after another: switching a recognizer's grammar is not free.
         moments = {name: None if args.all_intents else listening_moments(name) for name in names}
         clips.sort(key=lambda c: (c[0], sorted(grammar_key(moments[c[0]], games[c[0]], c[4]))))
+        if args.shuffle:
+            random.Random(5).shuffle(clips)
         said = ("each by one voice of either set" if per_command < 0
                 else f"each by {per_command or 'every'} voice(s) of each set")
-        print(f"{len(items)} commands ({said}) and {len(talk)} table-talk lines (each by {per_set or 'every'} of "
-              f"each set) from {', '.join(names)}; {len(TUNING_SPEAKERS)} tuning and "
-              f"{len(HELD_OUT_SPEAKERS)} held-out voices; {len(conditions)} conditions: {len(clips)} clips "
-              f"({sum(c[4] is None for c in clips)} table talk), made in {time.monotonic() - made:.0f} s. "
-              f"auto picks: {choose(settings).note}")
-        print("voices:  tuning: " + "; ".join(s.label for s in TUNING_SPEAKERS))
-        print("       held-out: " + "; ".join(s.label for s in HELD_OUT_SPEAKERS))
+        print(f"{len(items)} commands ({said}), {len(entries)} button entries (each said by every recorded "
+              f"speaker of each set) and {len(talk)} table-talk lines (each by {per_set or 'every'} of each set) "
+              f"from {', '.join(names)}; voice sets: {', '.join(sets)}; {len(conditions)} conditions: "
+              f"{len(clips)} clips ({sum(c[4] is None for c in clips)} table talk), made in "
+              f"{time.monotonic() - made:.0f} s. auto picks: {choose(settings).note}")
+        print("voices:  tuning: " + "; ".join(label(s) for s in TUNING_VOICES if "tuning" in sets))
+        print("       held-out: " + "; ".join(label(s) for s in HELD_OUT_VOICES if "held-out" in sets))
+        if fsdd is not None:
+            print(f"recorded people: the Free Spoken Digit Dataset (FSDD, CC BY-SA 4.0; {fsdd}): tuning "
+                  f"{', '.join(FSDD_TUNING)}; held out {', '.join(FSDD_HELD_OUT)}. A button entry is one "
+                  "speaker's takes of zero/one/two joined by 0.15-0.35 s pauses, heard in its moment's grammar")
         print(f"conditions: {', '.join(c.name for c in conditions)} (reverb: RT60 {REVERB_RT60} s, "
-              f"direct-to-reverberant {REVERB_DRR_DB:g} dB)")
+              f"direct-to-reverberant {REVERB_DRR_DB:g} dB; babble: seven talkers at once; talkers: one to "
+              "three other people across the table, other voices saying other sentences). CPU s: process "
+              "time of the hearing of one utterance, every thread (Whisper's) counted; wall s inflated by a "
+              "busy machine")
         for name in names:
             game_moments = moments[name]
             if game_moments is None:
@@ -616,22 +712,92 @@ def main(argv: Sequence[str] | None = None) -> int:
                 allowed = grammar_for(game_moments, intent)
                 listened = " ".join(sorted(allowed)) if allowed else "all (never asked in random play)"
                 print(f"  {intent or 'table talk':<16} {listened}")
-        fingerprint = code_fingerprint(settings, config.path)
+
+        def hear(engine: str, engine_settings: HearingSettings, engine_config: Config,
+                 quiet: bool = False) -> dict[str, Any] | None:
+            fingerprint = code_fingerprint(engine_settings, engine_config.path)
+            kept = None
+            if args.cache is not None:
+                kept = args.cache / "results" / f"{engine}-{fingerprint}.jsonl"
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                if args.fresh:
+                    kept.unlink(missing_ok=True)
+            return run_engine(engine, engine_settings, games, moments, clips, maker, noises, conditions,
+                              args.verbose, kept, quiet, args.kept_only)
+
+        if args.ablation:
+            return 0, ablation(config, settings, hear, checkpoint)
         report = []
         for engine in engines:
-            results = None
-            if args.cache is not None:
-                results = args.cache / "results" / f"{engine}-{fingerprint}.jsonl"
-                results.parent.mkdir(parents=True, exist_ok=True)
-                if args.fresh:
-                    results.unlink(missing_ok=True)
-            summary = run_engine(engine, settings, games, moments, clips, maker, noise, conditions, args.verbose,
-                                 results)
+            summary = hear(engine, settings, config)
             if summary is not None:
                 report.append(summary)
-        if args.json is not None:
-            args.json.write_text(json.dumps({"argv": sys.argv[1:], "engines": report}, indent=1))
-    return 0
+    return 0, {"engines": report}
+
+
+def with_overrides(config: Config, overrides: dict[str, Any]) -> Config:
+    """``config`` with the dotted keys of ``overrides`` set."""
+    data = copy.deepcopy(config.data)
+    for key, value in overrides.items():
+        node = data
+        *parents, last = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return Config(data, {}, config.path, [])
+
+
+def ablation(config: Config, settings: HearingSettings,
+             hear: Callable[[str, HearingSettings, Config, bool], dict[str, Any] | None],
+             checkpoint: Callable[[dict[str, Any], str], None] | None = None) -> dict[str, Any]:
+    """The hybrid as configured, then with each ``ABLATION`` stage switched off in turn, and the
+    first pass alone: the change each makes in commands right, WRONG, table talk taken and CPU.
+    ``checkpoint`` is given the figures and the table after each configuration."""
+    rows: list[tuple[str, str, dict[str, Any]]] = []
+
+    def figures() -> dict[str, Any]:
+        return {"ablation": [{"stage": stage, "settings": what, **t} for stage, what, t in rows]}
+
+    base = hear("hybrid", settings, config, True)
+    if base is None:
+        raise SystemExit("the hybrid cannot be opened here")
+    rows.append(("hybrid as configured", "", base["totals"]["all"]))
+    for stage, overrides in ABLATION:
+        changed = with_overrides(config, overrides)
+        if changed.problems:
+            raise SystemExit(f"ablation {stage}: {changed.problems}")
+        print(f"ablation: {stage} ({overrides})", file=sys.stderr, flush=True)
+        summary = hear("hybrid", HearingSettings.from_config(changed), changed, True)
+        if summary is not None:
+            what = ", ".join(f"{k} {json.dumps(v)}" for k, v in overrides.items())
+            rows.append((f"without {stage}", what, summary["totals"]["all"]))
+            if checkpoint is not None:
+                checkpoint(figures(), ablation_table(rows))
+    alone = hear(ABLATION_ALONE, settings, config, True)
+    if alone is not None:
+        rows.append((f"first pass alone ({ABLATION_ALONE}, no Whisper)", "engine", alone["totals"]["all"]))
+    print(ablation_table(rows))
+    print("A stage pays when switching it off loses commands right or adds WRONG commands or table talk "
+          "taken; what it costs is the CPU it saves when off.")
+    return figures()
+
+
+def ablation_table(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
+    """The ablation's rows as a table, each with its change from the first (the hybrid as configured)."""
+    ref = rows[0][2]
+    lines = ["", "| hybrid | settings | commands right | WRONG | missed | table talk taken | CPU s median | CPU s p90 "
+             "| change: right | change: WRONG | change: talk taken | change: CPU p90 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for stage, what, t in rows:
+        cpu = "-" if t["cpu_p90_s"] is None else f"{t['cpu_p90_s']:.3f}"
+        median = "-" if t["cpu_median_s"] is None else f"{t['cpu_median_s']:.3f}"
+        delta_cpu = ("-" if t["cpu_p90_s"] is None or ref["cpu_p90_s"] is None
+                     else f"{t['cpu_p90_s'] - ref['cpu_p90_s']:+.3f}")
+        lines.append(f"| {stage} | {what} | {t['right']}/{t['commands']} | {t['wrong']} | {t['missed']} | "
+                     f"{t['table_talk_taken']}/{t['table_talk']} | {median} | {cpu} | {t['right'] - ref['right']:+d} | "
+                     f"{t['wrong'] - ref['wrong']:+d} | {t['table_talk_taken'] - ref['table_talk_taken']:+d} | "
+                     f"{delta_cpu} |")
+    return "\n".join(lines) + "\n"
 
 
 def grammar_key(moments: Counter[frozenset[str]] | None, sentences: SentenceSet,

@@ -56,6 +56,7 @@ from assistant.live.loop import LiveLoop, LiveSettings  # noqa: E402
 from assistant.live.microphone import Microphone  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.voice.announcer import SpokenAnnouncer  # noqa: E402
+from bench.results import Results  # noqa: E402
 from tests.audio_env import RATE, ensure_audio, private_mic  # noqa: E402
 from tests.support.spoken import HELD_OUT_SPEAKERS, TUNING_SPEAKERS, ClipMaker, Speaker, add_noise  # noqa: E402
 from tests.test_live_e2e import MicFeeder, piper_clip  # noqa: E402
@@ -282,28 +283,41 @@ def _measure(mic: Path, session: Session, ear: Ear, announcer: SpokenAnnouncer, 
     return results
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=12)
     parser.add_argument("--engines", default="pocketsphinx,hybrid,whisper", help="comma-separated")
     parser.add_argument("--cache", type=Path, help="clip cache folder (default: a temp folder)")
     parser.add_argument("--whisper-model", default=DEFAULT_WHISPER_MODEL, choices=list(KNOWN_MODELS),
                         help="hearing.whisper.model for the hybrid and Whisper")
-    args = parser.parse_args()
-    print("End of the player's speech to the first sample of the answer (PulseAudio virtual devices,")
-    print(f"Command Center after sign-on; {args.trials} trials each; Whisper model {args.whisper_model}):")
-    with tempfile.TemporaryDirectory() as tmp:
-        for engine in (e.strip() for e in args.engines.split(",") if e.strip()):
-            results = measure(engine, args.trials, cache=args.cache or Path(tmp), whisper_model=args.whisper_model)
-            if results is None:
-                continue
-            print(f"{engine}:")
-            for label, values in results.items():
-                if not values:
-                    print(f"  {label:<38} no answers")
+    parser.add_argument("--results", default="bench_latency",
+                        help="write bench/results/NAME.md and .json ('' : none)")
+    args = parser.parse_args(argv)
+    results = Results(args.results or "unused", "Latency of the live loop: end of speech to the answer",
+                      ["bench/bench_latency.py", *(sys.argv[1:] if argv is None else argv)])
+    figures: dict[str, dict[str, dict[str, float | int]]] = {}
+    with results.capture():
+        print("End of the player's speech to the first sample of the answer (PulseAudio virtual devices,")
+        print(f"Command Center after sign-on; {args.trials} trials each; Whisper model {args.whisper_model}):")
+        with tempfile.TemporaryDirectory() as tmp:
+            for engine in (e.strip() for e in args.engines.split(",") if e.strip()):
+                measured = measure(engine, args.trials, cache=args.cache or Path(tmp),
+                                   whisper_model=args.whisper_model)
+                if measured is None:
                     continue
-                print(f"  {label:<38} median {statistics.median(values):.3f} s   90th percentile "
-                      f"{percentile(values, 90):.3f} s   ({len(values)} answers)")
+                print(f"{engine}:")
+                figures[engine] = {}
+                for label, values in measured.items():
+                    if not values:
+                        print(f"  {label:<38} no answers")
+                        continue
+                    print(f"  {label:<38} median {statistics.median(values):.3f} s   90th percentile "
+                          f"{percentile(values, 90):.3f} s   ({len(values)} answers)")
+                    figures[engine][label] = {"median_s": statistics.median(values),
+                                              "p90_s": percentile(values, 90), "answers": len(values)}
+    if args.results:
+        results.figures = {"engines": figures}
+        results.write()
     return 0
 
 

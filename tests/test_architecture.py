@@ -164,12 +164,8 @@ def test_no_class_over_400_lines() -> None:
     assert not long, f"classes over {MAX_CLASS_LINES} lines:\n" + "\n".join(long)
 
 
-#: Tests that still import bench/, each with why; none may be added.
-BENCH_IMPORTS_ALLOWED = {
-    # Being replaced by its owner's branch, which moves the listening moments into
-    # assistant/hearing/moments.py (issue 33): drop this entry when that lands.
-    "test_bench_moments.py",
-}
+#: Tests that import bench/ (none: what a test needs lives in tests/support or assistant/).
+BENCH_IMPORTS_ALLOWED: set[str] = set()
 
 
 def imported_names(path: Path) -> set[str]:

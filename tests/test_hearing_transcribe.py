@@ -130,3 +130,48 @@ def test_text_recognizer_setting_still_transcribes(maker: ClipMaker, tmp_path: P
     done = transcribe(str(wav), "--json", config=config)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["recognizer"] == "pocketsphinx+whisper"  # what auto takes here
+
+
+def test_moment_list_names_the_moments_of_play() -> None:
+    done = transcribe("--moment", "list", "--game", "omega-virus")
+    assert done.returncode == 0, done.stderr
+    names = {line.split()[0] if not line.startswith("  yes or no") else "yes or no"
+             for line in done.stdout.splitlines()[1:]}
+    assert {"move", "shields", "skill", "signon", "terminate", "yes or no", "paused", "menu"} <= names, names
+
+
+def test_a_moment_narrows_what_is_taken(maker: ClipMaker, tmp_path: Path, pocketsphinx_config: Path) -> None:
+    """A real clip of "pass": taken with the whole grammar and in a move, where it is asked;
+    at the skill question, where it is not listened for, it is not taken as "pass"."""
+    wav = save(tmp_path / "pass.wav", maker.say("pass", PIPER))
+    whole = json.loads(transcribe(str(wav), "--json", config=pocketsphinx_config).stdout)
+    assert whole["command"]["intent"] == "pass" and "moment" not in whole
+    move = json.loads(transcribe(str(wav), "--moment", "move", "--json", config=pocketsphinx_config).stdout)
+    assert move["moment"] == "move" and "pass" in move["listened_for"] and "skill" not in move["listened_for"]
+    assert move["command"]["intent"] == "pass"
+    done = transcribe(str(wav), "--moment", "skill", "--json", config=pocketsphinx_config)
+    skill = json.loads(done.stdout)
+    assert "pass" not in skill["listened_for"] and "skill" in skill["listened_for"]
+    assert skill["command"] is None or skill["command"]["intent"] in skill["listened_for"], skill
+    assert done.returncode == (1 if skill["command"] is None else 0)
+
+
+def test_the_menu_moment_hears_a_game_s_name(maker: ClipMaker, tmp_path: Path, pocketsphinx_config: Path) -> None:
+    wav = save(tmp_path / "menu.wav", maker.say("the battle of the planets", ESPEAK_US))
+    done = transcribe(str(wav), "--moment", "menu", config=pocketsphinx_config)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "moment:  menu (listening for" in done.stdout
+    assert "command: choose_game game=planets" in done.stdout
+
+
+def test_an_unknown_moment_exits_2_naming_the_known_ones(tmp_path: Path, pocketsphinx_config: Path) -> None:
+    wav = save(tmp_path / "q.wav", np.zeros(RATE, dtype=np.int16))
+    done = transcribe(str(wav), "--moment", "sheilds", config=pocketsphinx_config)
+    assert done.returncode == 2
+    assert "no moment 'sheilds' in omega-virus; known:" in done.stderr and "shields" in done.stderr
+
+
+def test_no_file_exits_2_saying_what_to_give() -> None:
+    done = transcribe()
+    assert done.returncode == 2
+    assert "give a WAV file (or --moment list)" in done.stderr

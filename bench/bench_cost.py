@@ -1,0 +1,342 @@
+"""CPU cost of hearing, per stage and per utterance, and an estimate of it on a Raspberry Pi.
+
+    python bench/bench_cost.py [--game omega-virus] [--conditions 'clean,talkers 10 dB']
+                               [--talk-every 2] [--fsdd-entries 8] [--window 0]
+
+Hears held-out clips (the synthetic held-out voices, the held-out recorded speakers' button
+entries, table talk; each in the moment of play that asks for it, as ``bench_accuracy`` does)
+with the hybrid as configured, and measures the CPU time (process time, every thread) each
+utterance costs, split by stage: Whisper's encoder (its 30 s window), its decoder (beam
+search: the first transcripts, the unprompted retry, the second hearing), its weighing of
+commands (forced decoding and alignment: ``score``), Whisper's other work (log-mel, noise
+suppression), and the first pass (PocketSphinx: the rest). It also times Whisper tiny on a
+4 s command alone, the job a published Raspberry Pi measurement timed, which gives the ratio
+of a Pi to this machine for that model.
+
+The cost model (an ESTIMATE, not a measurement on a Pi): the time from the end of speech to
+the answer on a Pi is taken as this machine's CPU seconds per utterance times the ratio of
+the Pi to this machine for the same model:
+
+- Whisper (multi-threaded, on the Pi's 4 cores as in the published run): the ratio is the
+  published Pi time for Whisper tiny int8 through CTranslate2 on a 4 s command (about 3.2 s on
+  a Raspberry Pi 400, 4 threads: fquirin/speech-recognition-experiments) over this machine's
+  CPU seconds for the same job (``reference_job``). A Pi 400 is a Pi 4 at 1.8 GHz.
+- The first pass (PocketSphinx, one thread): the same ratio times 2.5 (the published run's 4
+  threads taken as worth 2.5 of the Pi's cores). It streams: most of its work is done while
+  the player is still speaking, so the estimate is given twice: Whisper's part alone (the
+  first pass done by the end of speech) and with all of the first pass after the end of speech
+  (an upper bound).
+- A Pi 5 is taken as 2.5x a Pi 4 (published comparisons put it at 2-3x; Home Assistant's
+  voice team measured their closed-grammar Speech-to-Phrase at under 1 s on a Pi 4 and about
+  150 ms on a Pi 5).
+
+With ``--window S`` (issue 31 item 8) Whisper's encoder is given S seconds of features
+instead of 30 (CTranslate2 issue #2100: 3-4x faster, less accurate), and the commands right,
+WRONG and table talk taken are counted beside the cost, to compare with a run without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from assistant.config import Config  # noqa: E402
+from assistant.engine import Command  # noqa: E402
+from assistant.games import game_module  # noqa: E402
+from assistant.hearing import (  # noqa: E402
+    HearingSettings,
+    Transcript,
+    open_ear,
+    open_transcriber,
+    whisper_engine,  # noqa: E402
+)
+from assistant.hearing.moments import listening_moments  # noqa: E402
+from bench.bench_accuracy import (  # noqa: E402
+    CONDITIONS,
+    TABLE_TALK,
+    Condition,
+    Noises,
+    checked_table_talk,
+    grammar_key,
+    make_clip,
+    sample_commands,
+    sample_entries,
+)
+from bench.results import Results  # noqa: E402
+from bench.voices import FSDD_DIR, FSDD_HELD_OUT, BenchClips, OtherTalkers, fsdd_speaker  # noqa: E402
+from tests.support.spoken import HELD_OUT_SPEAKERS, Speaker, babble  # noqa: E402
+
+#: The published Pi measurement the ratio is taken from: Whisper tiny int8 (CTranslate2), a 4 s
+#: command, Raspberry Pi 400 with 4 threads (fquirin/speech-recognition-experiments).
+PI4_WHISPER_TINY_4S = 3.2
+#: The published run's 4 threads, in the Pi's cores (an assumed parallel efficiency of 60%)
+PI4_CORES_USED = 2.5
+#: A Pi 5 against a Pi 4 (published comparisons: 2-3x)
+PI5_SPEEDUP = 2.5
+REFERENCE_TEXT = "explore room one two zero and then attack the red probe please"
+REFERENCE_SPEAKER = Speaker("piper", "joe", 1.0, 0.0)
+STAGES = ("first pass", "Whisper encoder", "Whisper decoder", "Whisper weighing", "Whisper other")
+
+
+class Meter:
+    """CPU seconds spent in the Whisper model's calls, by stage, while an utterance is heard."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, float] = defaultdict(float)
+        self.calls: dict[str, int] = defaultdict(int)
+        self.depth = 0
+
+    def reset(self) -> None:
+        self.spent.clear()
+        self.calls.clear()
+
+    def wrap(self, stage: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if self.depth:  # counted by the stage that called it
+                return call(*args, **kwargs)
+            self.depth += 1
+            start = time.process_time()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                self.spent[stage] += time.process_time() - start
+                self.calls[stage] += 1
+                self.depth -= 1
+        return timed
+
+
+class TimedModel:
+    """The CTranslate2 Whisper model, its encoder, decoder and alignment calls metered."""
+
+    def __init__(self, model: Any, meter: Meter) -> None:
+        self._model = model
+        self._meter = meter
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._model, name)
+        stage = {"encode": "Whisper encoder", "generate": "Whisper decoder", "align": "Whisper weighing"}.get(name)
+        return self._meter.wrap(stage, value) if stage is not None and callable(value) else value
+
+
+@contextmanager
+def metered(settings: HearingSettings) -> Iterator[tuple[Meter, Callable[[], float]]]:
+    """Meter the shared Whisper transcriber: yields the meter and a function giving the CPU
+    seconds of all of Whisper's work in the utterance (its calls, log-mel and suppression)."""
+    transcriber = open_transcriber(settings)
+    meter = Meter()
+    whole = Meter()
+    model = transcriber.model
+    saved = {name: getattr(transcriber, name) for name in ("hypotheses", "again", "score")}
+    transcriber.model = TimedModel(model, meter)
+    score = saved["score"]
+
+    def scoring(texts: Any, ending: bool = True) -> list[float]:
+        # forced decoding inside score is weighing, not the beam search
+        meter.depth += 1
+        start = time.process_time()
+        try:
+            return score(texts, ending)  # type: ignore[no-any-return]
+        finally:
+            meter.depth -= 1
+            meter.spent["Whisper weighing"] += time.process_time() - start
+            meter.calls["Whisper weighing"] += 1
+
+    for name in ("hypotheses", "again"):
+        setattr(transcriber, name, whole.wrap("whisper", saved[name]))
+    transcriber.score = whole.wrap("whisper", scoring)  # type: ignore[method-assign]
+    try:
+        yield meter, lambda: whole.spent["whisper"]
+    finally:
+        transcriber.model = model
+        for name in saved:
+            delattr(transcriber, name)  # the class's own methods again
+
+
+@contextmanager
+def encoder_window(seconds: float) -> Iterator[None]:
+    """Whisper's encoder given ``seconds`` of features instead of 30 (0: as it is)."""
+    if not seconds:
+        yield
+        return
+    frames = int(seconds * 100) // 2 * 2
+    original = whisper_engine.log_mel
+
+    def shorter(samples: np.ndarray) -> np.ndarray:
+        return original(samples)[:, :frames].copy()
+
+    whisper_engine.log_mel = shorter  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        whisper_engine.log_mel = original
+
+
+def reference_job(settings: HearingSettings, maker: BenchClips, trials: int = 5) -> tuple[float, float]:
+    """CPU and wall seconds (medians) of Whisper tiny.en hearing a command of about 4 s alone
+    (beam 5, as the published Pi run): the same job as the Pi figure the ratio comes from."""
+    tiny = replace(settings, whisper=replace(settings.whisper, model="faster-whisper-tiny.en"))
+    transcriber = open_transcriber(tiny)
+    clip = maker.say(REFERENCE_TEXT, REFERENCE_SPEAKER)
+    audio = clip.tobytes()
+    transcriber.transcribe(audio, "")  # the first call is slower
+    cpu, wall = [], []
+    for _ in range(trials):
+        c, w = time.process_time(), time.perf_counter()
+        transcriber.transcribe(audio, "")
+        cpu.append(time.process_time() - c)
+        wall.append(time.perf_counter() - w)
+    print(f"reference job: Whisper tiny.en, beam 5, a {len(clip) / 16000:.1f} s command "
+          f"({REFERENCE_TEXT!r}), {trials} runs: CPU {statistics.median(cpu):.3f} s, "
+          f"wall {statistics.median(wall):.3f} s (medians)")
+    return statistics.median(cpu), statistics.median(wall)
+
+
+def q90(values: list[float]) -> float:
+    return float(np.percentile(values, 90)) if values else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default="omega-virus")
+    parser.add_argument("--conditions", default="clean,talkers 10 dB")
+    parser.add_argument("--per-intent", type=int, default=1)
+    parser.add_argument("--talk-every", type=int, default=2)
+    parser.add_argument("--fsdd", type=Path, default=FSDD_DIR)
+    parser.add_argument("--fsdd-entries", type=int, default=8)
+    parser.add_argument("--window", type=float, default=0.0, help="Whisper's encoder window in seconds (0: 30)")
+    parser.add_argument("--limit", type=int, default=0, help="hear only the first N lines (0: all; a quick check)")
+    parser.add_argument("--cache", type=Path, help="clip cache folder (default: a temp folder)")
+    parser.add_argument("--config", help="settings file (default: ./config.yaml)")
+    parser.add_argument("--results", default=None, help="bench/results/NAME.md (default: bench_cost, or "
+                        "bench_cost_window_S with --window S; '' : none)")
+    parser.add_argument("--note", action="append", default=[])
+    args = parser.parse_args(argv)
+    name = args.results if args.results is not None else (
+        f"bench_cost_window_{args.window:g}" if args.window else "bench_cost")
+    results = Results(name or "unused", "CPU cost of hearing per stage, and a Raspberry Pi estimate",
+                      ["bench/bench_cost.py", *(sys.argv[1:] if argv is None else argv)])
+    results.notes.extend(args.note)
+    with results.capture():
+        figures = run(args)
+    if name:
+        results.figures = figures
+        results.write()
+    return 0
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    config = Config.load(args.config)
+    settings = HearingSettings.from_config(config)
+    known = {c.name: c for c in CONDITIONS}
+    conditions: list[Condition] = [known[c.strip()] for c in args.conditions.split(",")]
+    sentences = game_module(args.game).sentences()
+    with tempfile.TemporaryDirectory() as tmp:
+        maker = BenchClips(args.cache or Path(tmp), args.fsdd)
+        noises = Noises(babble(maker), OtherTalkers(maker))
+        said: list[tuple[str, Speaker, Command | None]] = []
+        for n, (text, command) in enumerate(sample_commands(sentences, args.per_intent)):
+            said.append((text, HELD_OUT_SPEAKERS[n % len(HELD_OUT_SPEAKERS)], command))
+        for text, command in sample_entries(sentences, args.fsdd_entries):
+            said.extend((text, fsdd_speaker(who), command) for who in FSDD_HELD_OUT)
+        talk = checked_table_talk({args.game: sentences}, TABLE_TALK)
+        talk = [(t, tag) for t, tag in talk if tag in (None, args.game)][::max(args.talk_every, 1)]
+        said.extend((text, HELD_OUT_SPEAKERS[(n + 3) % len(HELD_OUT_SPEAKERS)], None)
+                    for n, (text, _) in enumerate(talk))
+        if args.limit:
+            said = [said[i * len(said) // args.limit] for i in range(min(args.limit, len(said)))]  # spread evenly
+        moments = listening_moments(args.game)
+        ref_cpu, ref_wall = reference_job(settings, maker)
+        ear = open_ear(settings, sentences, engine="hybrid", fallback=False)
+        per_stage: dict[str, list[float]] = defaultdict(list)
+        totals: list[float] = []
+        whisper_total: list[float] = []
+        right = wrong = commands = taken = talked = 0
+        with metered(settings) as (meter, whisper_spent), encoder_window(args.window):
+            for n, (text, speaker, expected) in enumerate(said):
+                for k, condition in enumerate(conditions):
+                    clip = make_clip(maker, text, speaker, condition, noises, n * 31 + k)
+                    ear.set_intents(grammar_key(moments, sentences, expected))
+                    meter.reset()
+                    before = whisper_spent()
+                    start = time.process_time()
+                    result = ear.hear(clip)
+                    total = time.process_time() - start
+                    whisper = whisper_spent() - before
+                    got = result.command if isinstance(result, Transcript) else None
+                    if expected is not None:
+                        commands += 1
+                        right += got == expected
+                        wrong += got is not None and got != expected
+                    else:
+                        talked += 1
+                        taken += got is not None
+                    totals.append(total)
+                    whisper_total.append(whisper)
+                    model = sum(meter.spent.values())
+                    per_stage["first pass"].append(max(total - whisper, 0.0))
+                    for stage in ("Whisper encoder", "Whisper decoder", "Whisper weighing"):
+                        per_stage[stage].append(meter.spent.get(stage, 0.0))
+                    per_stage["Whisper other"].append(max(whisper - model, 0.0))
+                    if (n * len(conditions) + k) % 25 == 0:
+                        print(f"  {n * len(conditions) + k} of {len(said) * len(conditions)} utterances",
+                              file=sys.stderr, flush=True)
+    utterances = len(totals)
+    window = f"{args.window:g} s" if args.window else "30 s (as shipped)"
+    print(f"\n{utterances} utterances of {args.game} (held-out voices and recorded speakers; conditions: "
+          f"{', '.join(c.name for c in conditions)}), the hybrid as configured (Whisper "
+          f"{settings.whisper.model}, beam {settings.whisper.beam_size}); encoder window {window}")
+    print(f"commands right {right}/{commands}, WRONG {wrong}, missed {commands - right - wrong}; table talk taken "
+          f"{taken}/{talked}\n")
+    print("| stage | CPU s per utterance: median | mean | p90 | share of the total |")
+    print("|---|---|---|---|---|")
+    whole = sum(totals)
+    for stage in STAGES:
+        values = per_stage[stage]
+        print(f"| {stage} | {statistics.median(values):.3f} | {statistics.mean(values):.3f} | {q90(values):.3f} | "
+              f"{100 * sum(values) / max(whole, 1e-9):.0f}% |")
+    print(f"| all (the utterance) | {statistics.median(totals):.3f} | {statistics.mean(totals):.3f} | "
+          f"{q90(totals):.3f} | 100% |")
+    ratio = PI4_WHISPER_TINY_4S / ref_cpu
+    per_core = ratio * PI4_CORES_USED
+    pi4_whisper = [whisper * ratio for whisper in whisper_total]
+    pi4_all = [first * per_core + whisper * ratio
+               for first, whisper in zip(per_stage["first pass"], whisper_total, strict=True)]
+    print(f"\nCost model (an ESTIMATE, not measured on a Pi): Pi 4 seconds = Whisper CPU s here x {ratio:.2f} "
+          f"(published {PI4_WHISPER_TINY_4S} s on a Pi 400 with 4 threads, over {ref_cpu:.3f} CPU s here for the "
+          f"same job), + first-pass CPU s here x {per_core:.2f} (one thread; the published run's 4 threads taken "
+          f"as {PI4_CORES_USED:g} cores); Pi 5 = Pi 4 / {PI5_SPEEDUP:g}. Whisper only: the first pass done by the "
+          "end of speech (it streams while the player speaks); with the first pass: all of it after (an upper "
+          "bound).\n")
+    print("| end of speech to answer | median | p90 |")
+    print("|---|---|---|")
+    print(f"| this machine, CPU s of the whole utterance | {statistics.median(totals):.2f} | {q90(totals):.2f} |")
+    estimates: dict[str, dict[str, float]] = {}
+    for board, speed in (("Raspberry Pi 4", 1.0), ("Raspberry Pi 5", PI5_SPEEDUP)):
+        for part, values in (("Whisper only", pi4_whisper), ("with the first pass", pi4_all)):
+            scaled = [v / speed for v in values]
+            estimates[f"{board}, {part}"] = {"median_s": statistics.median(scaled), "p90_s": q90(scaled)}
+            print(f"| {board} (estimate), {part} | {statistics.median(scaled):.2f} | {q90(scaled):.2f} |")
+    return {"utterances": utterances, "window_s": args.window or 30, "right": right, "wrong": wrong,
+            "commands": commands, "table_talk_taken": taken, "table_talk": talked,
+            "reference_cpu_s": ref_cpu, "reference_wall_s": ref_wall, "pi4_ratio_whisper": ratio,
+            "stages": {s: {"median_s": statistics.median(v), "mean_s": statistics.mean(v), "p90_s": q90(v)}
+                       for s, v in per_stage.items()},
+            "total": {"median_s": statistics.median(totals), "p90_s": q90(totals)},
+            "estimates": estimates}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
