@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The steps scripts/check-arm64.sh runs inside the arm64 root, and on x86 for its reference
 # outputs (--x86-reference): the same commands, with the same inputs, in a checkout with its
-# .venv installed. Usage, from the checkout: scripts/arm64/steps.sh OUT_DIR
+# .venv installed. Usage: scripts/arm64/steps.sh OUT_DIR [STEP ...]
+# STEP: game commands models say gpio doctor service (default: all). $STEPS_CLIPS (a glob under
+# scripts/arm64/clips/, default *.wav) picks the clips `commands` transcribes.
 #
 # Writes into OUT_DIR the outputs that are compared between arm64 and x86:
 #   game.txt          a Command Center game in text (seed 7, virtual clock, scripts/arm64/moves.txt)
@@ -14,7 +16,9 @@
 # and, not compared (they differ by machine): heard.txt, doctor.txt, say-lengths.txt.
 # Settings, state and scratch files go into a temporary folder, removed at the end.
 set -euo pipefail
-out="${1:?usage: scripts/arm64/steps.sh OUT_DIR}"
+out="${1:?usage: scripts/arm64/steps.sh OUT_DIR [STEP ...]}"
+shift
+wanted=" ${*:-game commands models say gpio doctor service} "
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cd "$(dirname "$0")/../.."
@@ -30,6 +34,7 @@ assistant=(.venv/bin/assistant)
 py=.venv/bin/python
 
 step() { printf '[steps %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+wants() { [[ "$wanted" == *" $1 "* ]]; }
 
 # The fields of `assistant transcribe --json` that must agree: the command and its buttons.
 command_of() {
@@ -43,50 +48,65 @@ else:
     print(" ".join(filter(None, [c["intent"], slots, "-> buttons", r.get("buttons", "none")])))'
 }
 
-step "game: omega-virus --text --clock virtual --seed 7"
-"${assistant[@]}" play omega-virus --text --clock virtual --seed 7 --new <"$here/moves.txt" >"$out/game.txt"
+if wants game; then
+    step "game: omega-virus --text --clock virtual --seed 7"
+    "${assistant[@]}" play omega-virus --text --clock virtual --seed 7 --new <"$here/moves.txt" >"$out/game.txt"
+fi
 
-clips=("$here"/clips/*.wav)
-step "transcribe: ${#clips[@]} clips with the default recognizer"
-: >"$out/commands.txt"
-: >"$out/heard.txt"
-for clip in "${clips[@]}"; do
-    json="$("${assistant[@]}" transcribe --json "$clip")"
-    printf '%s: %s\n' "$(basename "$clip")" "$(command_of <<<"$json")" >>"$out/commands.txt"
-    printf '%s: %s\n' "$(basename "$clip")" "$json" >>"$out/heard.txt"
-done
+if wants commands; then
+    # shellcheck disable=SC2206  # the glob is meant
+    clips=("$here"/clips/${STEPS_CLIPS:-*.wav})
+    step "transcribe: ${#clips[@]} clips with the default recognizer"
+    : >"$out/commands.txt"
+    : >"$out/heard.txt"
+    for clip in "${clips[@]}"; do
+        json="$("${assistant[@]}" transcribe --json "$clip")"
+        printf '%s: %s\n' "$(basename "$clip")" "$(command_of <<<"$json")" >>"$out/commands.txt"
+        printf '%s: %s\n' "$(basename "$clip")" "$json" >>"$out/heard.txt"
+    done
+fi
 
-step "models: SHA-256 of the model files"
-PYTHONPATH="$checkout${PYTHONPATH:+:$PYTHONPATH}" "$py" "$here/models.py" >"$out/models.txt"
+if wants models; then
+    step "models: SHA-256 of the model files"
+    PYTHONPATH="$checkout${PYTHONPATH:+:$PYTHONPATH}" "$py" "$here/models.py" >"$out/models.txt"
+fi
 
-step "say -o in both characters, heard back"
-: >"$out/say.txt"
-: >"$out/say-lengths.txt"
-for voice in virus bsat1; do
-    "${assistant[@]}" say -o "$scratch/$voice.wav" --voice "$voice" "Explore one zero zero." >>"$out/say-lengths.txt"
-    printf '%s says "Explore one zero zero.", heard as: %s\n' "$voice" \
-        "$("${assistant[@]}" transcribe --json "$scratch/$voice.wav" | command_of)" >>"$out/say.txt"
-done
-sed -i "s#$scratch/##" "$out/say-lengths.txt"
+if wants say; then
+    step "say -o in both characters, heard back"
+    : >"$out/say.txt"
+    : >"$out/say-lengths.txt"
+    for voice in virus bsat1; do
+        "${assistant[@]}" say -o "$scratch/$voice.wav" --voice "$voice" "Explore one zero zero." >>"$out/say-lengths.txt"
+        printf '%s says "Explore one zero zero.", heard as: %s\n' "$voice" \
+            "$("${assistant[@]}" transcribe --json "$scratch/$voice.wav" | command_of)" >>"$out/say.txt"
+    done
+    sed -i "s#$scratch/##" "$out/say-lengths.txt"
+fi
 
-step "gpio: the keypad on mock pins"
-PYTHONPATH="$checkout${PYTHONPATH:+:$PYTHONPATH}" "$py" "$here/gpio_mock.py" >"$out/gpio.txt"
+if wants gpio; then
+    step "gpio: the keypad on mock pins"
+    PYTHONPATH="$checkout${PYTHONPATH:+:$PYTHONPATH}" "$py" "$here/gpio_mock.py" >"$out/gpio.txt"
+fi
 
-step "doctor"
-doctor_status=0
-"${assistant[@]}" doctor >"$out/doctor.txt" 2>&1 || doctor_status=$?
-echo "(exit status $doctor_status)" >>"$out/doctor.txt"
-# Its hearing and voice lines are the same on any machine with the same install; the audio
-# devices, the keypad and the tools are not (a chroot has no sound server).
-awk '/^[A-Z]/ { keep = ($0 == "Hearing" || $0 == "Voices") } keep' "$out/doctor.txt" \
-    | sed -E 's#(/[^ ;,)]+)#<path>#g' >"$out/doctor-lines.txt"
+if wants doctor; then
+    step "doctor"
+    doctor_status=0
+    "${assistant[@]}" doctor >"$out/doctor.txt" 2>&1 || doctor_status=$?
+    echo "(exit status $doctor_status)" >>"$out/doctor.txt"
+    # Its hearing and voice lines are the same on any machine with the same install; the audio
+    # devices, the keypad and the tools are not (a chroot has no sound server).
+    awk '/^[A-Z]/ { keep = ($0 == "Hearing" || $0 == "Voices") } keep' "$out/doctor.txt" \
+        | sed -E 's#(/[^ ;,)]+)#<path>#g' >"$out/doctor-lines.txt"
+fi
 
-step "install-service --root"
-"${assistant[@]}" install-service --root "$scratch/image" >/dev/null
-{
-    user="$(id -un)"
-    (cd "$scratch/image" && find . \( -type f -o -type l \)) \
-        | sed -e "s#^\./root/#./<home>/#" -e "s#^\./home/$user/#./<home>/#" -e "s#/linger/$user\$#/linger/<user>#" | sort
-    find "$scratch/image" -name omega-assistant.service -type f -exec cat {} \; | sed -E 's#(/[^ ]+)#<path>#g'
-} >"$out/service.txt"
+if wants service; then
+    step "install-service --root"
+    "${assistant[@]}" install-service --root "$scratch/image" >/dev/null
+    {
+        user="$(id -un)"
+        (cd "$scratch/image" && find . \( -type f -o -type l \)) \
+            | sed -e "s#^\./root/#./<home>/#" -e "s#^\./home/$user/#./<home>/#" -e "s#/linger/$user\$#/linger/<user>#" | sort
+        find "$scratch/image" -name omega-assistant.service -type f -exec cat {} \; | sed -E 's#(/[^ ]+)#<path>#g'
+    } >"$out/service.txt"
+fi
 step "done"
