@@ -168,7 +168,7 @@ cp -a --reflink=auto "$base" "$run"
 
 # This machine's registries: apt's sources (the files apt reads), their keys, its network
 # settings, and its certificates (an egress proxy's CA among them).
-rm -f "$run"/etc/apt/sources.list.d/*
+rm -f "$run/etc/apt/sources.list" "$run"/etc/apt/sources.list.d/*
 for source in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
     [ -f "$source" ] || continue
     # a source that is for this machine's architecture only would fail for arm64
