@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The steps scripts/check-arm64.sh runs inside the arm64 root, and on x86 for its reference
+# outputs (--x86-reference): the same commands, with the same inputs, in a checkout with its
+# .venv installed. Usage: scripts/arm64/steps.sh OUT_DIR [STEP ...]
+# STEP: game commands models say gpio doctor service (default: all). $STEPS_CLIPS (a glob under
+# scripts/arm64/clips/, default *.wav) picks the clips `commands` transcribes.
+#
+# Writes into OUT_DIR the outputs that are compared between arm64 and x86:
+#   game.txt          a Command Center game in text (seed 7, virtual clock, scripts/arm64/moves.txt)
+#   commands.txt      the command `assistant transcribe` (the default hybrid) takes from each clip
+#   models.txt        SHA-256 of every model file the default set-up uses
+#   say.txt           `assistant say -o` in both characters, heard back by `assistant transcribe`
+#   gpio.txt          the GPIO keypad and status light on gpiozero's mock pins
+#   doctor-lines.txt  `assistant doctor`'s hearing and voice lines (paths left out)
+#   service.txt       what `assistant install-service --root` writes (paths left out)
+# and, not compared (they differ by machine): heard.txt, doctor.txt, say-lengths.txt.
+# Settings, state and scratch files go into a temporary folder, removed at the end.
+set -euo pipefail
+out="${1:?usage: scripts/arm64/steps.sh OUT_DIR [STEP ...]}"
+shift
+wanted=" ${*:-game commands models say gpio doctor service} "
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+cd "$(dirname "$0")/../.."
+checkout="$PWD"
+here="scripts/arm64"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+# The defaults, except where things are kept: the models folder and the voice cache start empty,
+# as on a fresh install (the Vosk model cannot be downloaded here, so both sides go without it).
+printf 'hearing:\n  models_dir: %s/models\nvoice:\n  cache_dir: %s/cache\n' "$scratch" "$scratch" >"$scratch/config.yaml"
+export ASSISTANT_CONFIG="$scratch/config.yaml" ASSISTANT_STATE_DIR="$scratch/state"
+assistant=(.venv/bin/assistant)
+py=.venv/bin/python
+
+step() { printf '[steps %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+wants() { [[ "$wanted" == *" $1 "* ]]; }
+
+# The fields of `assistant transcribe --json` that must agree: the command and its buttons.
+command_of() {
+    "$py" -c 'import json, sys
+r = json.loads(sys.stdin.read())
+c = r.get("command")
+if c is None:
+    print("no command")
+else:
+    slots = " ".join(f"{k}={v}" for k, v in c["slots"].items())
+    print(" ".join(filter(None, [c["intent"], slots, "-> buttons", r.get("buttons", "none")])))'
+}
+
+if wants game; then
+    step "game: omega-virus --text --clock virtual --seed 7"
+    "${assistant[@]}" play omega-virus --text --clock virtual --seed 7 --new <"$here/moves.txt" >"$out/game.txt"
+fi
+
+if wants commands; then
+    # shellcheck disable=SC2206  # the glob is meant
+    clips=("$here"/clips/${STEPS_CLIPS:-*.wav})
+    step "transcribe: ${#clips[@]} clips with the default recognizer"
+    : >"$out/commands.txt"
+    : >"$out/heard.txt"
+    for clip in "${clips[@]}"; do
+        json="$("${assistant[@]}" transcribe --json "$clip")"
+        printf '%s: %s\n' "$(basename "$clip")" "$(command_of <<<"$json")" >>"$out/commands.txt"
+        printf '%s: %s\n' "$(basename "$clip")" "$json" >>"$out/heard.txt"
+    done
+fi
+
+if wants models; then
+    step "models: SHA-256 of the model files"
+    PYTHONPATH="$checkout${PYTHONPATH:+:$PYTHONPATH}" "$py" "$here/models.py" >"$out/models.txt"
+fi
+
+if wants say; then
+    step "say -o in both characters, heard back"
+    : >"$out/say.txt"
+    : >"$out/say-lengths.txt"
+    for voice in virus bsat1; do
+        "${assistant[@]}" say -o "$scratch/$voice.wav" --voice "$voice" "Explore one zero zero." >>"$out/say-lengths.txt"
+        printf '%s says "Explore one zero zero.", heard as: %s\n' "$voice" \
+            "$("${assistant[@]}" transcribe --json "$scratch/$voice.wav" | command_of)" >>"$out/say.txt"
+    done
+    sed -i "s#$scratch/##" "$out/say-lengths.txt"
+fi
+
+if wants gpio; then
+    step "gpio: the keypad on mock pins"
+    PYTHONPATH="$checkout${PYTHONPATH:+:$PYTHONPATH}" "$py" "$here/gpio_mock.py" >"$out/gpio.txt"
+fi
+
+if wants doctor; then
+    step "doctor"
+    doctor_status=0
+    "${assistant[@]}" doctor >"$out/doctor.txt" 2>&1 || doctor_status=$?
+    echo "(exit status $doctor_status)" >>"$out/doctor.txt"
+    # Its hearing and voice lines are the same on any machine with the same install; the audio
+    # devices, the keypad and the tools are not (a chroot has no sound server).
+    awk '/^[A-Z]/ { keep = ($0 == "Hearing" || $0 == "Voices") } keep' "$out/doctor.txt" \
+        | sed -E 's#(/[^ ;,)]+)#<path>#g' >"$out/doctor-lines.txt"
+fi
+
+if wants service; then
+    step "install-service --root"
+    "${assistant[@]}" install-service --root "$scratch/image" >/dev/null
+    {
+        user="$(id -un)"
+        (cd "$scratch/image" && find . \( -type f -o -type l \)) \
+            | sed -e "s#^\./root/#./<home>/#" -e "s#^\./home/$user/#./<home>/#" -e "s#/linger/$user\$#/linger/<user>#" | sort
+        find "$scratch/image" -name omega-assistant.service -type f -exec cat {} \; | sed -E 's#(/[^ ]+)#<path>#g'
+    } >"$out/service.txt"
+fi
+step "done"
