@@ -3,9 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 # the phone keypad page is tested in a real browser (Debian's Chromium and its WebDriver);
-# the service unit is checked with systemd-analyze (Debian: systemd)
+# the service unit is checked with systemd-analyze (Debian: systemd), the arm64 check's scripts with shellcheck
 # the test tools and Whisper base are installed here, not by start.sh (a player's box needs neither)
-EXTRA_APT_PACKAGES="chromium chromium-driver systemd" ASSISTANT_EXTRAS="test,whisper-base" . scripts/ensure-env.sh
+EXTRA_APT_PACKAGES="chromium chromium-driver systemd shellcheck" ASSISTANT_EXTRAS="test,whisper-base" . scripts/ensure-env.sh
 .venv/bin/ruff check assistant tests bench
 .venv/bin/mypy
 .venv/bin/python -m pytest -q "$@"
