@@ -269,7 +269,7 @@ def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(
     by_hybrid = sum(right(both, text) for _, text, _, both in results)
     by_first = sum(right(first, text) for _, text, first, _ in results)
     wrong = [r for r in results if isinstance(r[3], Transcript) and r[3].command is not None and not right(r[3], r[1])]
-    assert by_hybrid >= 0.8 * len(clips), results
+    assert 5 * by_hybrid >= 4 * len(clips), results  # 80%, in whole numbers (0.8 * 15 > 12)
     assert by_hybrid >= by_first, results
     assert len(wrong) <= 1, wrong
 

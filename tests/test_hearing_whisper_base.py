@@ -157,7 +157,7 @@ def test_the_hybrid_with_base_decides_what_the_first_pass_missed(base_settings: 
     # on the machine these figures were first read on, both on an AMD EPYC (CTranslate2's int8
     # arithmetic differs a little from one CPU to another). Any other wrong command fails. Held
     # to: at least 80% right (12 of 15).
-    assert right >= 0.8 * len(OTHER_VOICES) * len(COMMANDS), wrong
+    assert 5 * right >= 4 * len(OTHER_VOICES) * len(COMMANDS), wrong  # 80%, in whole numbers (0.8 * 15 > 12)
     taken = [(text, got) for _, text, _, got in wrong if got is not None]
     assert len(taken) <= 2 and all(text == "pass" and got == Command("pause", {}) for text, got in taken), wrong
 

@@ -12,13 +12,18 @@ from pathlib import Path
 
 from tests.live_helpers import play_command
 
-CONFIG = ("recognizer: pocketsphinx\nkeypad: {source: none}\nvoice: {render_at_start: false}\n"
-          "live: {retry_seconds: 0.5}\n")
+CONFIG = ("recognizer: pocketsphinx\nkeypad: {{source: none}}\nvoice: {{render_at_start: false, cache_dir: {voices}}}\n"
+          "hearing: {{models_dir: {models}}}\nlive: {{retry_seconds: 0.5}}\n")
+
+
+def own_folders(tmp_path: Path) -> str:
+    """The config, with a voice cache and models folder of the test's own (never the checkout's)."""
+    return CONFIG.format(voices=tmp_path / "voices", models=tmp_path / "models")
 
 
 def test_ctrl_c_while_waiting_for_the_speaker_leaves_with_one_line(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
-    config.write_text(CONFIG, encoding="utf-8")
+    config.write_text(own_folders(tmp_path), encoding="utf-8")
     errors = tmp_path / "stderr.txt"
     env = {**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state"),
            "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}  # no audio server: no speaker
@@ -45,7 +50,10 @@ def test_ctrl_c_while_waiting_for_the_speaker_leaves_with_one_line(tmp_path: Pat
 def test_say_with_no_speaker_says_what_is_true(tmp_path: Path) -> None:
     """`assistant say` has no game: with no speaker it must not say "the game goes on in text"."""
     env = {**os.environ, "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}
-    done = subprocess.run([sys.executable, "-m", "assistant", "say", "Code zero one."], capture_output=True,
+    config = tmp_path / "config.yaml"
+    config.write_text(own_folders(tmp_path), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "say", "Code zero one."],
+                          capture_output=True,
                           text=True, env=env, timeout=120)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "game" not in done.stderr, done.stderr
