@@ -8,7 +8,6 @@ One line a file: ``<what> <path inside its model folder> <sha256>``; a model not
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,23 +15,15 @@ from assistant.config import Config
 from assistant.hearing import HearingSettings
 from assistant.hearing.recognizer import ModelError
 from assistant.hearing.vosk_engine import is_model, model_folder
-from assistant.hearing.whisper_engine import find_model
+from assistant.hearing.whisper_engine import find_model, sha256_file
 from assistant.voice.characters import CharacterSpec, character_names
 from assistant.voice.synth import resolve_voice
 from assistant.voice.voices import VoiceSettings
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def folder_lines(what: str, folder: Path) -> Iterator[str]:
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        yield f"{what} {path.relative_to(folder).as_posix()} {sha256(path)}"
+        yield f"{what} {path.relative_to(folder).as_posix()} {sha256_file(path)}"
 
 
 def main() -> int:
@@ -45,7 +36,7 @@ def main() -> int:
             continue
         seen.add(voice)
         for path in (voice, Path(f"{voice}.json")):
-            print(f"piper-voice {path.name} {sha256(path)}")
+            print(f"piper-voice {path.name} {sha256_file(path)}")
     from pocketsphinx import get_model_path
 
     lines = list(folder_lines("pocketsphinx", Path(get_model_path()) / "en-us"))
