@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -140,6 +141,13 @@ def private_folders(tmp_path: Path) -> str:
 def play_command(config: Path, *args: str) -> list[str]:
     """``assistant --config CONFIG play omega-virus ARGS``, to run as a subprocess."""
     return [sys.executable, "-m", "assistant", "--config", str(config), "play", "omega-virus", *args]
+
+
+def ctrl_c_reaches_it() -> None:
+    """``preexec_fn`` for a child that a test stops with SIGINT: Ctrl-C acts on it as at a terminal.
+    A test run started in the background by a shell without job control (``./test.sh &``,
+    ``nohup``) has SIGINT ignored, and an ignored signal stays ignored in every child."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def stop(proc: subprocess.Popen[str]) -> None:

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.live_helpers import play_command
+from tests.live_helpers import ctrl_c_reaches_it, play_command
 
 CONFIG = ("recognizer: pocketsphinx\nkeypad: {{source: none}}\nvoice: {{render_at_start: false, cache_dir: {voices}}}\n"
           "hearing: {{models_dir: {models}}}\nlive: {{retry_seconds: 0.5}}\n")
@@ -29,7 +29,8 @@ def test_ctrl_c_while_waiting_for_the_speaker_leaves_with_one_line(tmp_path: Pat
            "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}  # no audio server: no speaker
     with errors.open("w") as err:
         proc = subprocess.Popen(play_command(config, "--seed", "3"), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=err, text=True, env=env)
+                                stdout=subprocess.DEVNULL, stderr=err, text=True, env=env,
+                                preexec_fn=ctrl_c_reaches_it)
     try:
         deadline = time.monotonic() + 90
         while "the speaker is not working" not in errors.read_text():

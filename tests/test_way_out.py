@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from assistant.journal import find_unfinished, unfinished_games
+from tests.live_helpers import ctrl_c_reaches_it
 
 ROOT = Path(__file__).resolve().parent.parent
 KEPT = "The omega-virus game is kept; `assistant play omega-virus --text --resume` goes on with it."
@@ -51,7 +52,8 @@ class AtATerminal:
     def __init__(self, state: Path, *options: str) -> None:
         self.leader, follower = pty.openpty()
         self.proc = subprocess.Popen(command(*options), stdin=follower, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env_for(state), cwd=ROOT)
+                                     stderr=subprocess.PIPE, env=env_for(state), cwd=ROOT,
+                                     preexec_fn=ctrl_c_reaches_it)
         os.close(follower)
         self.out = b""
 

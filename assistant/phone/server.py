@@ -213,9 +213,12 @@ class PhoneKeypad:
         playing = self._current()
         if playing is None:
             return  # between games (the box's menu): phones and PIN stay as they are
-        game = (id(playing), playing.seed)
+        # The session itself, not its id(): a session let go of can leave its id to the next one
+        # (the same seed then hid a new game); held here, its id cannot be reused meanwhile.
+        game = (playing, playing.seed)
         with self._game_lock:
-            if game == self._game_seen:
+            seen = self._game_seen
+            if isinstance(seen, tuple) and seen[0] is playing and seen[1] == playing.seed:
                 return
             self._game_seen = game
             self.door.colors = playing.spec.private_colors
