@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -26,27 +25,16 @@ def _full_disk() -> None:
 
 
 @pytest.mark.audio
-@pytest.mark.parametrize(("fault", "why"), [("full disk", "larger than this system allows"),
-                                          ("missing folder", "cannot be made"), ("read-only", "read-only disk")])
 @pytest.mark.model
-def test_live_play_goes_on_when_nothing_can_be_saved(tmp_path: Path, fault: str, why: str) -> None:
+def test_live_play_goes_on_when_nothing_can_be_saved(tmp_path: Path) -> None:
+    """A full disk (no file may grow at all, so neither the journal nor the voice cache can be
+    written): hands-free play says once that progress is not saved, and goes on. The other ways
+    a state folder fails (missing, read-only) reach the live loop through the same warning; they
+    are played in text in tests/test_storage.py."""
     config = tmp_path / "config.yaml"
     config.write_text(CONFIG + private_folders(tmp_path), encoding="utf-8")
-    state = tmp_path / "state"
-    if fault == "missing folder":
-        (tmp_path / "blocker").write_text("a file where a folder should be\n")
-        state = tmp_path / "blocker" / "state"
-    if fault == "read-only":  # a read-only tmpfs: root writes anywhere else, so chmod would prove nothing
-        state.mkdir()
-        if shutil.which("mount") is None or subprocess.run(
-                ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(state)], capture_output=True).returncode:
-            pytest.skip("cannot mount a read-only tmpfs here (needs root)")
-    try:
-        report = _play_live_without_saving(tmp_path, config, state, full_disk=fault == "full disk")
-    finally:
-        if fault == "read-only":
-            subprocess.run(["umount", str(state)], check=True)
-    assert why in report, report
+    report = _play_live_without_saving(tmp_path, config, tmp_path / "state", full_disk=True)
+    assert "larger than this system allows" in report, report
 
 
 def _play_live_without_saving(tmp_path: Path, config: Path, state: Path, full_disk: bool) -> str:
