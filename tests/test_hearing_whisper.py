@@ -231,10 +231,13 @@ def hear_commands(ear: Ear, maker: ClipMaker) -> tuple[int, list[tuple[str, str,
 
 def test_whisper_hears_commands_in_voices_nobody_tuned_on(whisper_ear, maker: ClipMaker) -> None:  # type: ignore[no-untyped-def]
     right, wrong = hear_commands(whisper_ear, maker)
-    # Whisper alone is weak on these synthetic voices (measured 9 to 10 of 15 on two machines; the
-    # wrong ones taken: "pass" written "Pause.", "attack the blue probe" written "attack the blue
-    # board."); the hybrid listener below is what plays. Held to: at least half right (8 of 15),
-    # at most 2 wrong commands taken (both can only get better with a better model).
+    # Whisper alone, on the 10 held-out voices (80 clips: these 5 commands and 3 more of the
+    # move moment): 79% right, 3.8% wrong commands taken ("pass" written "Pause." twice, "attack
+    # the blue probe" without its unit), from
+    # bench/results/bench_test_rates.md (`.venv/bin/python bench/bench_test_rates.py`).
+    # On these 3 voices: 9 to 10 of 15 on two machines. Held to: at least half right (8 of 15:
+    # 29 points below the measured rate), at most 2 wrong commands taken (13%, over three times
+    # the measured rate). Both only get easier with a better model.
     assert right >= 0.5 * len(OTHER_VOICES) * len(COMMANDS), wrong
     assert sum(got is not None for *_, got in wrong) <= 2, wrong
 
@@ -249,12 +252,15 @@ def test_whisper_takes_no_table_talk(whisper_ear, maker: ClipMaker, line: str) -
 
 def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(
         maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hybrid takes at least 80% of these 15 commands (measured 14: 93%), never fewer than
-    its first pass alone (measured 8), and at most one wrong ("pass" written "Pause." by Whisper
-    where PocketSphinx heard nothing, measured once). That Whisper decides what the first pass
-    missed is built, not hoped for: with a first pass made to take nothing from any clip, the
-    hybrid still takes at least half of those of two voices (Whisper alone: measured 9 to 10
-    of all 15)."""
+    """The hybrid takes at least 80% of these 15 commands, never fewer than its first pass
+    alone, and at most two wrong. Measured on the 10 held-out voices (80 clips, from
+    bench/results/bench_test_rates.md (`.venv/bin/python bench/bench_test_rates.py`)):
+    the hybrid 91% right (the bound leaves 11 points), 2.5% wrong ("pass" written "Pause.",
+    a probe's colour; the bound, 2 of 15, is five times that), its first pass alone 62%. On
+    these 3 voices: 14 of 15, the first pass 8, one wrong. That Whisper decides what the first
+    pass missed is built, not hoped for: with a first pass made to take nothing from any clip,
+    the hybrid still takes at least half of those of two voices (Whisper alone: 79% on the
+    held-out voices)."""
     settings = HearingSettings(recognizer="hybrid")
     hybrid = open_ear(settings, OMEGA, MOVE, engine="hybrid", fallback=False)
     alone = open_ear(settings, OMEGA, MOVE, engine="pocketsphinx", fallback=False)
@@ -271,7 +277,7 @@ def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(
     wrong = [r for r in results if isinstance(r[3], Transcript) and r[3].command is not None and not right(r[3], r[1])]
     assert 5 * by_hybrid >= 4 * len(clips), results  # 80%, in whole numbers (0.8 * 15 > 12)
     assert by_hybrid >= by_first, results
-    assert len(wrong) <= 1, wrong
+    assert len(wrong) <= 2, wrong
 
     real_judge = hybrid.judge
 
