@@ -167,3 +167,18 @@ def test_a_changed_default_sound_device_fails_the_run(tmp_path: Path) -> None:
         assert clean.returncode == 0, clean.stdout + clean.stderr
     finally:
         subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True, timeout=20)
+
+
+def test_a_running_servers_own_files_in_its_folder_are_left_out(tmp_path: Path) -> None:
+    """A desktop's PulseAudio keeps its defaults and volumes in ~/.config/pulse and writes them
+    whenever any program plays: left out when a server was running before the run; its cookie
+    and everything else there are watched all the same. With no server running, all is watched."""
+    from tests.support.leftovers import home_snapshot
+
+    pulse = tmp_path / ".config" / "pulse"
+    pulse.mkdir(parents=True)
+    for name in ("cookie", "abc-default-sink", "abc-default-source", "abc-stream-volumes.tdb", "client.conf"):
+        (pulse / name).write_text("x", encoding="utf-8")
+    assert sorted(home_snapshot(tmp_path, True)) == ["~/.config/pulse/", "~/.config/pulse/client.conf",
+                                                     "~/.config/pulse/cookie"]
+    assert len(home_snapshot(tmp_path, False)) == 6
