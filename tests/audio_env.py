@@ -13,6 +13,15 @@ Safe to call from several test modules and several processes at once (a file loc
 the start). From a shell or .ci/run: ``python tests/audio_env.py`` starts it and prints the
 devices and leaves it running; it exits non-zero with the reason when PulseAudio cannot be
 started.
+
+Nothing in the user's home: a PulseAudio the tests start keeps its socket, pid file, cookie
+and state in a folder of its own (``private_folder()``, under $XDG_RUNTIME_DIR or /tmp), not in
+~/.config/pulse, and while it runs this process's environment (so the test process, pactl,
+parec and every subprocess given ``os.environ``, the assistant too) reaches it there:
+$PULSE_SERVER, $PULSE_RUNTIME_PATH, $PULSE_COOKIE, $PULSE_CLIENTCONFIG (``PRIVATE_ENV``); they
+are put back as they were when it stops. A sound server that was already running is looked
+for without asking pactl (which would write the cookie and a ``<machine-id>-runtime`` link
+into ~/.config/pulse): by its socket, and used as clients reach it, the environment unchanged.
 """
 
 from __future__ import annotations
@@ -62,8 +71,56 @@ class AudioEnv:
 def runtime_dir() -> Path:
     base = os.environ.get("XDG_RUNTIME_DIR")
     path = Path(base) if base else Path(f"/tmp/omega-audio-{os.getuid()}")
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
+
+
+#: The variables that point PulseAudio clients at the server the tests start.
+PRIVATE_ENV = ("PULSE_SERVER", "PULSE_RUNTIME_PATH", "PULSE_COOKIE", "PULSE_CLIENTCONFIG")
+
+
+def private_folder() -> Path:
+    """Where a PulseAudio the tests start keeps everything (socket ``native``, ``pid``, cookie, state)."""
+    return runtime_dir() / "omega-pulse"
+
+
+def private_env(folder: Path) -> dict[str, str]:
+    """The client side of a server in ``folder``: its socket, and its runtime folder, cookie and
+    (absent) client.conf there, so that libpulse writes nothing into ~/.config/pulse."""
+    return {"PULSE_SERVER": f"unix:{folder / 'native'}", "PULSE_RUNTIME_PATH": str(folder),
+            "PULSE_COOKIE": str(folder / "cookie"), "PULSE_CLIENTCONFIG": str(folder / "client.conf")}
+
+
+def _answers(server: str, folder: Path) -> bool:
+    """Whether a PulseAudio answers at ``server`` (a pactl whose cookie and runtime are in ``folder``)."""
+    try:
+        return subprocess.run(["pactl", "info"], capture_output=True, timeout=5,
+                              env={**os.environ, **private_env(folder), "PULSE_SERVER": server}).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def find_server() -> str | None:
+    """The address ("unix:/path") of a PulseAudio (or PipeWire) that is running, or None; found
+    by its socket (the tests' own in ``private_folder()``, $PULSE_SERVER, $XDG_RUNTIME_DIR/pulse,
+    the ~/.config/pulse/*-runtime link a server made), so that looking writes nothing into the
+    home folder, as a bare ``pactl info`` would."""
+    if shutil.which("pactl") is None:
+        return None
+    folder = private_folder()
+    candidates = [f"unix:{folder / 'native'}"]
+    if os.environ.get("PULSE_SERVER"):
+        candidates.append(os.environ["PULSE_SERVER"])
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        candidates.append(f"unix:{Path(os.environ['XDG_RUNTIME_DIR']) / 'pulse' / 'native'}")
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "pulse"
+    candidates += [f"unix:{link / 'native'}" for link in sorted(config.glob("*-runtime"))]
+    for server in dict.fromkeys(candidates):
+        if server.startswith("unix:") and not Path(server[5:]).is_socket():
+            continue
+        if _answers(server, folder):
+            return server
+    return None
 
 
 def _pactl(*args: str, check: bool = True) -> str:
@@ -97,6 +154,9 @@ def _lock() -> Iterator[None]:
 
 
 _started_pid: int | None = None  # the PulseAudio this process started, stopped when it exits
+#: The variables this process set to reach the tests' own server, with their former values.
+_saved_env: dict[str, str | None] | None = None
+_started_folder: Path | None = None  # the folder of the PulseAudio this process started
 #: What this process changed in a sound server it did not start, put back by ``release``:
 #: the defaults it found (sink, source), and the modules it loaded, by index.
 _found_defaults: tuple[str, str] | None = None
@@ -124,10 +184,60 @@ def _defaults() -> tuple[str, str]:
     return (sink.group(1).strip() if sink else "", source.group(1).strip() if source else "")
 
 
+def _use_private(folder: Path) -> None:
+    """Point this process (and the subprocesses it starts) at the tests' server in ``folder``."""
+    global _saved_env
+    wanted = private_env(folder)
+    if all(os.environ.get(name) == value for name, value in wanted.items()):
+        return
+    if _saved_env is None:
+        _saved_env = {name: os.environ.get(name) for name in PRIVATE_ENV}
+    os.environ.update(wanted)
+
+
+def prepare() -> str | None:
+    """At the start of a test run, before anything plays or records: the address of the sound
+    server that is running, else None, and then this process's clients (PortAudio when it starts,
+    pactl, subprocesses) are pointed at the folder where ``ensure_audio`` will start the tests'
+    own, so that none of them looks for a server the plain way, which writes a link into
+    ~/.config/pulse. Put back by ``stop_started_audio``."""
+    found = find_server()
+    if found is None:
+        _use_private(private_folder())
+    return found
+
+
+def _restore_env() -> None:
+    global _saved_env
+    saved, _saved_env = _saved_env, None
+    for name, value in (saved or {}).items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+def _start_private(folder: Path) -> subprocess.CompletedProcess[str]:
+    """Start PulseAudio with everything of its own in ``folder``: its socket, pid file, state,
+    and config home (its cookie), so not ~/.config/pulse. The socket is in a folder only this
+    user may enter, so clients need no cookie."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    (folder / "native").unlink(missing_ok=True)
+    env = {**os.environ, "PULSE_RUNTIME_PATH": str(folder), "PULSE_STATE_PATH": str(folder / "state"),
+           "XDG_CONFIG_HOME": str(folder / "config")}
+    env.pop("PULSE_SERVER", None)
+    command = [f"--load=module-native-protocol-unix socket={folder / 'native'} auth-anonymous=1"
+               if part == "--load=module-native-protocol-unix" else part for part in START_COMMAND]
+    return subprocess.run(command, capture_output=True, text=True, timeout=20, env=env)
+
+
 def stop_started_audio() -> None:
-    """Stop the PulseAudio this process started, and no other (one found running is left alone)."""
-    global _started_pid
+    """Stop the PulseAudio this process started, and no other (one found running is left alone);
+    remove its folder and put this process's environment back."""
+    global _started_pid, _started_folder
     pid, _started_pid = _started_pid, None
+    folder, _started_folder = _started_folder, None
+    _restore_env()
     if pid is None:
         return
     try:
@@ -139,6 +249,8 @@ def stop_started_audio() -> None:
     deadline = time.monotonic() + 10
     while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
+    if folder is not None and not Path(f"/proc/{pid}").exists():
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def release() -> None:
@@ -205,23 +317,29 @@ def ensure_audio(keep: bool = False) -> AudioEnv:
     If this call starts it, it is stopped when this process exits, unless ``keep``. A server
     that was running is used, and said so once (on stderr and in the test summary); what this
     process changes in it (the defaults, the devices it adds) is undone when it exits."""
-    global _started_pid, _found_defaults, NOTICE
+    global _started_pid, _started_folder, _found_defaults, NOTICE
     for tool in ("pulseaudio", "pactl", "parec"):
         if shutil.which(tool) is None:
             raise AudioEnvError(f"{tool} is not installed. Install the Debian packages pulseaudio "
                                 "pulseaudio-utils libasound2-plugins libportaudio2.")
     fifo = runtime_dir() / f"{MIC}.fifo"
+    folder = private_folder()
     with _lock():
-        if not server_running():
-            started = subprocess.run(START_COMMAND, capture_output=True, text=True, timeout=20)
+        found = find_server()
+        if found is None:
+            started = _start_private(folder)
+            _use_private(folder)
             deadline = time.monotonic() + 10
             while not server_running():
                 if time.monotonic() > deadline:
+                    _restore_env()
                     raise AudioEnvError("PulseAudio did not start: "
                                         f"{started.stderr.strip() or started.stdout.strip() or 'no output'}")
                 time.sleep(0.1)
             if not keep and _started_pid is None:
-                _started_pid = _server_pid()
+                _started_pid, _started_folder = _server_pid(), folder
+        elif found == private_env(folder)["PULSE_SERVER"]:
+            _use_private(folder)  # the tests' own, started by another process or from a shell
         elif _started_pid is None and NOTICE is None and not keep:
             NOTICE = ("tests/audio_env: the tests use the sound server that was already running (they did not "
                       "start it); they add a speaker and a microphone to it and make them the defaults while "
@@ -344,14 +462,14 @@ class SecondServer:
         self.process: subprocess.Popen[bytes] | None = None
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, "PULSE_SERVER": f"unix:{self.socket}", "PULSE_SINK": self.SINK,
-                "PULSE_SOURCE": self.MIC}
+        return {**os.environ, **private_env(self.folder), "PULSE_SINK": self.SINK, "PULSE_SOURCE": self.MIC}
 
     def start(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.socket.unlink(missing_ok=True)
         self.mic_fifo.unlink(missing_ok=True)  # module-pipe-source will not take an old one
-        env = {**os.environ, "PULSE_RUNTIME_PATH": str(self.folder), "PULSE_STATE_PATH": str(self.folder)}
+        env = {**os.environ, "PULSE_RUNTIME_PATH": str(self.folder), "PULSE_STATE_PATH": str(self.folder),
+               "XDG_CONFIG_HOME": str(self.folder / "config")}  # its cookie: not in ~/.config/pulse
         env.pop("PULSE_SERVER", None)
         self.process = subprocess.Popen(
             ["pulseaudio", "-n", "--daemonize=no", "--use-pid-file=no", "--exit-idle-time=-1",
@@ -373,8 +491,12 @@ class SecondServer:
             self.process.wait(timeout=10)
             self.process = None
 
-    def use(self) -> contextlib.AbstractContextManager[None]:
-        return _env("PULSE_SERVER", f"unix:{self.socket}")
+    @contextlib.contextmanager
+    def use(self) -> Iterator[None]:
+        with contextlib.ExitStack() as stack:
+            for name, value in private_env(self.folder).items():
+                stack.enter_context(_env(name, value))
+            yield
 
 
 class Recorder:
@@ -449,7 +571,7 @@ def main() -> int:
         print(f"audio_env: {error}", file=sys.stderr)
         return 1
     print(f"PulseAudio ready: sink {env.sink} (record {env.monitor}), microphone {env.mic} "
-          f"(write 16 kHz mono s16le into {env.mic_fifo})")
+          f"(write 16 kHz mono s16le into {env.mic_fifo}); server {os.environ.get('PULSE_SERVER', '(default)')}")
     return 0
 
 

@@ -1,7 +1,8 @@
 """Shared for every test: journals go to a temporary state folder, never the user's or the
 checkout's; each registered game's spec (the tests' example game too), for the tests that run
-over every game; and the end-of-run check that the tests left the checkout and the sound
-server as they found them (tests/support/leftovers.py: the run fails if not)."""
+over every game; and the end-of-run check that the tests left the checkout, the home folder's
+folders they reach and the sound server as they found them (tests/support/leftovers.py: the
+run fails if not)."""
 
 from __future__ import annotations
 

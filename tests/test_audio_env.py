@@ -33,8 +33,21 @@ def alive(pid: int) -> bool:
         return False
 
 
+def private_server(env: dict[str, str]) -> dict[str, str]:
+    """``env`` pointed at the PulseAudio the tests start (in its own folder) in that runtime folder."""
+    folder = Path(env["XDG_RUNTIME_DIR"]) / "omega-pulse"
+    return {**env, "PULSE_SERVER": f"unix:{folder / 'native'}", "PULSE_COOKIE": str(folder / "cookie")}
+
+
 def server_up(env: dict[str, str]) -> bool:
-    return subprocess.run(["pactl", "info"], env=env, capture_output=True, timeout=10).returncode == 0
+    """A server answers, where clients look by default or where the tests start theirs."""
+    return any(subprocess.run(["pactl", "info"], env=where, capture_output=True, timeout=10).returncode == 0
+               for where in (env, private_server(env)))
+
+
+def stop_servers(env: dict[str, str]) -> None:
+    subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True, timeout=20)
+    subprocess.run(["pactl", "exit"], env=private_server(env), capture_output=True, timeout=20)
 
 
 def test_the_pulseaudio_a_process_started_stops_when_it_exits(tmp_path: Path) -> None:
@@ -48,6 +61,9 @@ def test_the_pulseaudio_a_process_started_stops_when_it_exits(tmp_path: Path) ->
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive(pid) and not server_up(env)
+    # Its socket, cookie and state were in a folder of its own, gone now; nothing in the home folder.
+    assert not (tmp_path / "run" / "omega-pulse").exists()
+    assert list((tmp_path / "home").iterdir()) == []
 
 
 def test_a_pulseaudio_that_was_running_is_left_alone(tmp_path: Path) -> None:
@@ -61,8 +77,9 @@ def test_a_pulseaudio_that_was_running_is_left_alone(tmp_path: Path) -> None:
         assert used.returncode == 0, used.stderr
         pid = int(used.stdout.split()[-1])
         assert alive(pid) and server_up(env)  # a stop would be over: stop_started_audio waits for the end
+        assert list((tmp_path / "home").iterdir()) == []
     finally:
-        subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True, timeout=20)
+        stop_servers(env)
 
 
 def desktop_server(env: dict[str, str]) -> None:

@@ -231,10 +231,13 @@ def hear_commands(ear: Ear, maker: ClipMaker) -> tuple[int, list[tuple[str, str,
 
 def test_whisper_hears_commands_in_voices_nobody_tuned_on(whisper_ear, maker: ClipMaker) -> None:  # type: ignore[no-untyped-def]
     right, wrong = hear_commands(whisper_ear, maker)
-    # Whisper alone is weak on these synthetic voices (measured 9 to 10 of 15 on two machines; the
-    # wrong ones taken: "pass" written "Pause.", "attack the blue probe" written "attack the blue
-    # board."); the hybrid listener below is what plays. Held to: at least half right (8 of 15),
-    # at most 2 wrong commands taken (both can only get better with a better model).
+    # Whisper alone, on the 10 held-out voices (80 clips: these 5 commands and 3 more of the
+    # move moment): 79% right, 3.8% wrong commands taken ("pass" written "Pause." twice, "attack
+    # the blue probe" without its unit), from
+    # bench/results/bench_test_rates.md (`.venv/bin/python bench/bench_test_rates.py`).
+    # On these 3 voices: 9 to 10 of 15 on two machines. Held to: at least half right (8 of 15:
+    # 29 points below the measured rate), at most 2 wrong commands taken (13%, over three times
+    # the measured rate). Both only get easier with a better model.
     assert right >= 0.5 * len(OTHER_VOICES) * len(COMMANDS), wrong
     assert sum(got is not None for *_, got in wrong) <= 2, wrong
 
@@ -249,12 +252,15 @@ def test_whisper_takes_no_table_talk(whisper_ear, maker: ClipMaker, line: str) -
 
 def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(
         maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hybrid takes at least 80% of these 15 commands (measured 14: 93%), never fewer than
-    its first pass alone (measured 8), and at most one wrong ("pass" written "Pause." by Whisper
-    where PocketSphinx heard nothing, measured once). That Whisper decides what the first pass
-    missed is built, not hoped for: with a first pass made to take nothing from any clip, the
-    hybrid still takes at least half of those of two voices (Whisper alone: measured 9 to 10
-    of all 15)."""
+    """The hybrid takes at least 80% of these 15 commands, never fewer than its first pass
+    alone, and at most two wrong. Measured on the 10 held-out voices (80 clips, from
+    bench/results/bench_test_rates.md (`.venv/bin/python bench/bench_test_rates.py`)):
+    the hybrid 91% right (the bound leaves 11 points), 2.5% wrong ("pass" written "Pause.",
+    a probe's colour; the bound, 2 of 15, is five times that), its first pass alone 62%. On
+    these 3 voices: 14 of 15, the first pass 8, one wrong. That Whisper decides what the first
+    pass missed is built, not hoped for: with a first pass made to take nothing from any clip,
+    the hybrid still takes at least half of those of two voices (Whisper alone: 79% on the
+    held-out voices)."""
     settings = HearingSettings(recognizer="hybrid")
     hybrid = open_ear(settings, OMEGA, MOVE, engine="hybrid", fallback=False)
     alone = open_ear(settings, OMEGA, MOVE, engine="pocketsphinx", fallback=False)
@@ -271,7 +277,7 @@ def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(
     wrong = [r for r in results if isinstance(r[3], Transcript) and r[3].command is not None and not right(r[3], r[1])]
     assert 5 * by_hybrid >= 4 * len(clips), results  # 80%, in whole numbers (0.8 * 15 > 12)
     assert by_hybrid >= by_first, results
-    assert len(wrong) <= 1, wrong
+    assert len(wrong) <= 2, wrong
 
     real_judge = hybrid.judge
 
@@ -366,21 +372,57 @@ def test_setup_downloads_tiny_en_when_no_copy_is_installed(server: tuple[str, Pa
     assert "checksums verified" in again.getvalue() and "Whisper: downloading" not in again.getvalue()
 
 
+def misheard(ear: Ear, texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whisper in ``ear`` writes ``texts`` (its best transcript first) for whatever it hears,
+    and the best one when asked again, with or without a prompt; it still hears the audio for
+    real first, so what it scores (``score``) is scored on the real encoding. And the first pass
+    takes nothing, so that only Whisper's stages decide."""
+    assert ear.second is not None
+    transcriber = ear.second.transcriber
+    real_hypotheses, real_again = transcriber.hypotheses, transcriber.again
+
+    def hypotheses(audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        real_hypotheses(audio, prompt, count)  # the encoding that score() and again() reuse
+        return texts[:count]
+
+    def again(prompt: str = "", count: int = 1) -> list[str]:
+        real_again(prompt, count)
+        return texts[:1]
+
+    def took_nothing(transcript: Transcript) -> NotRecognized:
+        return NotRecognized(transcript.text, "the first pass took nothing (made so by the test)",
+                             transcript.confidence)
+
+    monkeypatch.setattr(transcriber, "hypotheses", hypotheses)
+    monkeypatch.setattr(transcriber, "again", again)
+    monkeypatch.setattr(ear, "judge", took_nothing)
+
+
+MISHEARD = ["Hit that.", "Hit attack."]
+
+
+@pytest.mark.parametrize("voice", [OTHER_VOICES[0], Speaker("piper", "joe", 0.9, 1.0, 0.4, 0.5)],
+                         ids=lambda voice: voice.label)
 def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_transcript(
-        maker: ClipMaker) -> None:
-    # Piper, slower and a little higher: Whisper's beam writes "Hit that." for "attack" (the beam
-    # ranks by mean token likelihood), but scores "Attack." likelier over its tokens. The first pass
-    # takes nothing; weighing the commands nearest the transcripts takes attack, and without it
-    # nothing is taken.
+        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch, voice: Speaker) -> None:
+    """Whisper's beam ranks by mean token likelihood, so it may write a longer mishearing ("Hit
+    that.", as tiny.en did for a slow Piper "attack", with "Hit attack." next) where it finds the
+    short command ("Attack.") likelier over its tokens. The mishearing is made here (Whisper is
+    made to write those two, and the first pass to take nothing); the scores are the real
+    model's of the real clip. Weighing the commands nearest the transcripts takes attack (none
+    is spotted in them, and the lesser one is too far from the best for a runner-up); without
+    weighing, nothing is taken."""
     cards = game_module("msx-cards").sentences()
-    clip = maker.say("attack", Speaker("piper", "joe", 0.9, 1.0, 0.4, 0.5))
+    clip = maker.say("attack", voice)
     weighing = open_ear(HearingSettings(recognizer="hybrid", budget_seconds=60.0), cards, None, engine="hybrid",
                         fallback=False)
+    misheard(weighing, MISHEARD, monkeypatch)
     heard = weighing.hear(clip)
     assert isinstance(heard, Transcript) and heard.command == Command("attack", {}), heard
-    assert heard.heard.rstrip(".").lower() != "attack", heard  # Whisper's own best transcript was not it
+    assert heard.heard == "Hit that.", heard  # taken from the mishearing, by weighing it
     plain = open_ear(HearingSettings(recognizer="hybrid", score_nearest=0, budget_seconds=60.0), cards, None,
                      engine="hybrid", fallback=False)
+    misheard(plain, MISHEARD, monkeypatch)
     assert not isinstance(plain.hear(clip), Transcript)
 
 

@@ -1,6 +1,7 @@
 """The end-of-run check (tests/support/leftovers.py) fails a run that leaves a file in the
-checkout, ignored or not, or that changes the sound server's default devices; and passes one
-that leaves nothing. Each case is a tiny pytest run of its own, in a scratch "checkout"."""
+checkout, ignored or not, or in the folders of the home folder the tests are known to reach,
+or that changes the sound server's default devices; and passes one that leaves nothing. Each
+case is a tiny pytest run of its own, in a scratch "checkout" (and a scratch home folder)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,78 @@ def test_a_file_left_in_the_checkout_fails_the_run(tmp_path: Path, where: str) -
     assert f"new: {where}" in done.stdout
 
 
+def scratch_home(tmp_path: Path) -> dict[str, str]:
+    """os.environ with $HOME a fresh empty folder (and no $XDG_CONFIG_HOME)."""
+    (tmp_path / "home").mkdir()
+    env = {key: value for key, value in os.environ.items() if key != "XDG_CONFIG_HOME"}
+    return {**env, "HOME": str(tmp_path / "home")}
+
+
+@pytest.mark.parametrize("where", [".config/pulse/cookie", ".config/pulse/0123-runtime",
+                                   ".local/state/omega-assistant/abc/journal.jsonl"])
+def test_a_file_left_in_the_home_folder_fails_the_run(tmp_path: Path, where: str) -> None:
+    """What a PulseAudio started the plain way writes (its cookie, the link clients find it by),
+    and a journal in the assistant's per-user state folder."""
+    env = scratch_home(tmp_path)
+    test = ("from pathlib import Path\n\ndef test_writes():\n"
+            f"    path = Path.home() / {where!r}\n"
+            "    path.parent.mkdir(parents=True, exist_ok=True)\n    path.write_text('x')\n")
+    done = scratch_run(tmp_path / "checkout", test, env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"new: ~/{where}" in done.stdout and "in the home folder" in done.stdout
+
+
+def test_a_changed_file_in_the_home_folder_fails_the_run(tmp_path: Path) -> None:
+    env = scratch_home(tmp_path)
+    config = tmp_path / "home" / ".config" / "omega-assistant" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text("volume: 10\n", encoding="utf-8")
+    test = ("from pathlib import Path\n\ndef test_edits():\n"
+            "    (Path.home() / '.config/omega-assistant/config.yaml').write_text('volume: 3\\n')\n")
+    done = scratch_run(tmp_path / "checkout", test, env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "changed: ~/.config/omega-assistant/config.yaml" in done.stdout
+
+
+def test_the_home_folder_elsewhere_is_not_watched(tmp_path: Path) -> None:
+    """Only the folders the tests are known to reach: a file elsewhere in the home folder is
+    the user's business (and caches the tests keep on purpose, ~/.cache, are there)."""
+    env = scratch_home(tmp_path)
+    test = ("from pathlib import Path\n\ndef test_writes():\n"
+            "    (Path.home() / '.cache').mkdir()\n    (Path.home() / '.cache' / 'f').write_text('x')\n")
+    done = scratch_run(tmp_path / "checkout", test, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+AUDIO_TEST = """
+import subprocess, wave
+import sounddevice  # PortAudio looks for a sound server as it starts: before one is running
+from tests.audio_env import Recorder, ensure_audio, private_sink
+
+def test_plays_and_records(tmp_path):
+    ensure_audio()
+    with wave.open(str(tmp_path / "beep.wav"), "wb") as out:
+        out.setnchannels(1); out.setsampwidth(2); out.setframerate(16000); out.writeframes(b"\\x00\\x10" * 1600)
+    with private_sink("h") as sink, Recorder(sink + ".monitor"):
+        subprocess.run(["paplay", "-d", sink, str(tmp_path / "beep.wav")], check=True, timeout=30)
+        subprocess.run(["pactl", "info"], check=True, timeout=10, capture_output=True)
+"""
+
+
+@pytest.mark.audio
+def test_a_run_with_its_own_sound_server_leaves_the_home_folder_alone(tmp_path: Path) -> None:
+    """A run that plays and records through PulseAudio (PortAudio, pactl, paplay, parec), with no
+    server of the user's running and no $XDG_RUNTIME_DIR, as on this machine: where every client
+    looking for a server the plain way makes a ~/.config/pulse/<machine-id>-runtime link, and a
+    server or client given no cookie writes one there. Nothing in the home folder; the run passes.
+    (It starts the tests' own server, or uses the one this run started: both count.)"""
+    env = {key: value for key, value in isolated(tmp_path).items() if key != "XDG_RUNTIME_DIR"}
+    done = scratch_run(tmp_path / "checkout", AUDIO_TEST, {**env, "XDG_CONFIG_HOME": str(tmp_path / "home/.config")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout and "leftovers" not in done.stdout
+    assert list((tmp_path / "home").iterdir()) == []
+
+
 def test_a_changed_or_removed_file_fails_the_run(tmp_path: Path) -> None:
     checkout = tmp_path / "checkout"
     checkout.mkdir()
@@ -94,3 +167,18 @@ def test_a_changed_default_sound_device_fails_the_run(tmp_path: Path) -> None:
         assert clean.returncode == 0, clean.stdout + clean.stderr
     finally:
         subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True, timeout=20)
+
+
+def test_a_running_servers_own_files_in_its_folder_are_left_out(tmp_path: Path) -> None:
+    """A desktop's PulseAudio keeps its defaults and volumes in ~/.config/pulse and writes them
+    whenever any program plays: left out when a server was running before the run; its cookie
+    and everything else there are watched all the same. With no server running, all is watched."""
+    from tests.support.leftovers import home_snapshot
+
+    pulse = tmp_path / ".config" / "pulse"
+    pulse.mkdir(parents=True)
+    for name in ("cookie", "abc-default-sink", "abc-default-source", "abc-stream-volumes.tdb", "client.conf"):
+        (pulse / name).write_text("x", encoding="utf-8")
+    assert sorted(home_snapshot(tmp_path, True)) == ["~/.config/pulse/", "~/.config/pulse/client.conf",
+                                                     "~/.config/pulse/cookie"]
+    assert len(home_snapshot(tmp_path, False)) == 6

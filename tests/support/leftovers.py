@@ -2,12 +2,16 @@
 conftest imports (``from tests.support.leftovers import pytest_sessionstart, ...``).
 
 At the start of the run it notes every file and folder of the checkout (the pytest root
-folder), ignored ones included, by size, modification time and mode, and the sound server's
-default output and input when a server is running. At the end it fails the run (exit status
-1, the differences listed under "leftovers") if a file or folder is new, changed or gone, or
-if the defaults differ. Left out are only what the tools write that is not the product's:
-``.git``, ``.venv``, ``__pycache__``, ``.pytest_cache``, ``.mypy_cache``, ``.ruff_cache`` and
-``*.egg-info`` (see ``TOOL_FOLDERS``).
+folder), ignored ones included, by size, modification time and mode; the same of the folders
+in the user's home the tests are known to reach (``HOME_PATHS``: PulseAudio's client and
+server files, the assistant's own config and state, the user's systemd units); and the sound
+server's default output and input when a server is running. At the end it fails the run (exit
+status 1, the differences listed under "leftovers") if a file or folder is new, changed or
+gone, or if the defaults differ. Left out are only what the tools write that is not the
+product's: ``.git``, ``.venv``, ``__pycache__``, ``.pytest_cache``, ``.mypy_cache``,
+``.ruff_cache`` and ``*.egg-info`` (see ``TOOL_FOLDERS``); and, when a sound server was running
+before the run (a desktop's), the files that server keeps in ~/.config/pulse for every
+program that plays (``SERVER_STATE``: its remembered defaults and volumes).
 """
 
 from __future__ import annotations
@@ -30,6 +34,15 @@ TOOL_SUFFIXES = (".egg-info",)
 #: path relative to the checkout -> (size, modification time in ns, mode); folders end in "/"
 Snapshot = dict[str, tuple[int, int, int]]
 
+#: Folders in the home folder that the tests are known to reach (each is small, or absent):
+#: PulseAudio's (its clients' cookie and ``<machine-id>-runtime`` link, a server's cookie), the
+#: assistant's config and its per-install state, the user's systemd units (the service tests).
+HOME_PATHS = (".config/pulse", ".config/omega-assistant", ".local/state/omega-assistant", ".config/systemd/user")
+#: What a running PulseAudio keeps in ~/.config/pulse for all its clients: not watched when one
+#: was running before the run (``<machine-id>-default-sink``, ``-default-source``, its ``.tdb``
+#: databases of volumes and devices).
+SERVER_STATE = re.compile(r"-default-(?:sink|source)$|\.tdb$")
+
 
 def snapshot(root: Path) -> Snapshot:
     """Every file, link and folder under ``root`` but the tools' own folders."""
@@ -50,6 +63,21 @@ def snapshot(root: Path) -> Snapshot:
     return found
 
 
+def home_snapshot(home: Path, server_running: bool) -> Snapshot:
+    """``HOME_PATHS`` under ``home``, keyed "~/path/..." (a folder itself too, so that one made
+    empty counts); a running server's own files in .config/pulse left out."""
+    found: Snapshot = {}
+    for relative in HOME_PATHS:
+        folder = home / relative
+        if not folder.is_dir():
+            continue
+        found[f"~/{relative}/"] = (0, 0, os.lstat(folder).st_mode)
+        for path, status in snapshot(folder).items():
+            if not (server_running and relative == ".config/pulse" and SERVER_STATE.search(path.rstrip("/"))):
+                found[f"~/{relative}/{path}"] = status
+    return found
+
+
 def differences(before: Snapshot, after: Snapshot) -> list[str]:
     """What changed, one line each: "new: x", "changed: x", "gone: x"."""
     lines = [f"new: {path}" for path in sorted(after.keys() - before.keys())]
@@ -59,12 +87,21 @@ def differences(before: Snapshot, after: Snapshot) -> list[str]:
     return lines
 
 
-def default_devices() -> tuple[str, str] | None:
-    """The sound server's default sink and source, or None when no server answers."""
+def default_devices(server: str | None = None) -> tuple[str, str] | None:
+    """The default sink and source of the sound server at ``server`` (else the one that is
+    running), or None when no server answers. The server is looked for by its socket, and pactl
+    given a cookie of the tests' (tests/audio_env.py), so that asking writes nothing into
+    ~/.config/pulse."""
     if shutil.which("pactl") is None:
         return None
+    from tests.audio_env import find_server, private_env, private_folder
+
+    server = server or find_server()
+    if server is None:
+        return None
     try:
-        done = subprocess.run(["pactl", "info"], capture_output=True, text=True, timeout=10)
+        done = subprocess.run(["pactl", "info"], capture_output=True, text=True, timeout=10,
+                              env={**os.environ, **private_env(private_folder()), "PULSE_SERVER": server})
     except (OSError, subprocess.SubprocessError):
         return None
     if done.returncode != 0:
@@ -77,6 +114,7 @@ def default_devices() -> tuple[str, str] | None:
 @dataclass
 class Before:
     files: Snapshot
+    home: Snapshot
     devices: tuple[str, str] | None
 
 
@@ -85,7 +123,12 @@ FOUND = pytest.StashKey[list[str]]()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    session.config.stash[BEFORE] = Before(snapshot(session.config.rootpath), default_devices())
+    from tests.audio_env import prepare
+
+    server = prepare()  # before the snapshot: from now on no client looks for a server in ~/.config/pulse
+    devices = default_devices(server)
+    session.config.stash[BEFORE] = Before(snapshot(session.config.rootpath),
+                                          home_snapshot(Path.home(), devices is not None), devices)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -93,10 +136,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if before is None:
         return
     audio = sys.modules.get("tests.audio_env")
-    if audio is not None:
-        audio.release()  # type: ignore[attr-defined]  # the test devices go before we compare
+    if audio is not None:  # the test devices go, and a server the tests started, before we compare
+        audio.release()  # type: ignore[attr-defined]
+        audio.stop_started_audio()  # type: ignore[attr-defined]
     found = [f"{line} (in {session.config.rootpath})"
              for line in differences(before.files, snapshot(session.config.rootpath))]
+    found += [f"{line} (in the home folder, {Path.home()})"
+              for line in differences(before.home, home_snapshot(Path.home(), before.devices is not None))]
     if before.devices is not None:
         after = default_devices()
         if after is not None and after != before.devices:
