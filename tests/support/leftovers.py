@@ -37,7 +37,8 @@ Snapshot = dict[str, tuple[int, int, int]]
 #: Folders in the home folder that the tests are known to reach (each is small, or absent):
 #: PulseAudio's (its clients' cookie and ``<machine-id>-runtime`` link, a server's cookie), the
 #: assistant's config and its per-install state, the user's systemd units (the service tests).
-HOME_PATHS = (".config/pulse", ".config/omega-assistant", ".local/state/omega-assistant", ".config/systemd/user")
+HOME_PATHS = (".config/pulse", ".config/omega-assistant", ".local/state/omega-assistant", ".config/systemd/user",
+              ".cache/Microsoft")  # onnxruntime's telemetry device id (assistant/__init__.py turns it off)
 #: What a running PulseAudio keeps in ~/.config/pulse for all its clients: not watched when one
 #: was running before the run (``<machine-id>-default-sink``, ``-default-source``, its ``.tdb``
 #: databases of volumes and devices).
