@@ -35,6 +35,9 @@ that allows it; table talk under the largest of all of the game it is heard in. 
 For each engine (``--engines``; one that cannot be opened here is listed as not available)
 the tables give, per condition, voice family and voice set (tuning, held-out): commands
 right, WRONG (another command taken: worse than a miss) and missed; table talk taken; the
+WRONG commands and table talk taken split into those play would act on and those it would
+ask about first (taken with doubt, and not harmless: "Explore one zero zero?" is acted on only
+after a yes; ``asked_first``); the
 CPU seconds the hearing of one utterance took (process time, every thread, so Whisper's too:
 median and 90th percentile) and its wall-clock seconds (inflated on a busy machine); then per
 game and per voice. Figures on tuning voices say nothing about voices never met: read the
@@ -42,7 +45,8 @@ held-out rows.
 
 ``--ablation`` runs the hybrid as configured, then with each stage of its cascade switched
 off in turn (``ABLATION``: stage name -> the settings that switch it off), and the first pass
-alone, and prints per stage the change in commands right, WRONG, table talk taken and CPU.
+alone, and prints per stage the change in commands right, WRONG (and WRONG acted on), table
+talk taken and CPU.
 
 Results go to ``bench/results/<name>.md`` and ``.json`` (``--results``; the header gives the
 command, date, machine, commit and ``--note`` lines). Clips are cached under --cache (default:
@@ -79,6 +83,7 @@ from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear  # noqa: E402
+from assistant.hearing.events import Doubted, Final  # noqa: E402
 from assistant.hearing.moments import grammar_for, listening_moments  # noqa: E402
 from assistant.hearing.pipeline import Cascade  # noqa: E402
 from assistant.sentences import SentenceSet  # noqa: E402
@@ -310,6 +315,7 @@ def code_fingerprint(settings: HearingSettings, config_path: Path | None) -> str
     """What a result depends on besides its clip and grammar: the hearing code, the sentences
     (``assistant/sentences.py`` and every sentence file) and the settings."""
     digest = hashlib.sha1(json.dumps(canonical(settings), sort_keys=True, default=str).encode())
+    digest.update(ROW_FORMAT.encode())
     package = PROJECT_ROOT / "assistant"
     files = [*(package / "hearing").rglob("*"), package / "sentences.py", *package.rglob("*.yaml")]
     for path in sorted(set(files)):
@@ -341,16 +347,27 @@ def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed:
     return hashlib.sha1(json.dumps(data).encode()).hexdigest()[:20]
 
 
+#: What a kept result row holds (a change here keeps earlier rows from being reused): v2 added
+#: "asked" (asked about before acting, ``asked_first``).
+ROW_FORMAT = "rows v2: asked"
+
+
 @dataclass
 class Tally:
     """Commands right, WRONG (another command taken) and missed (none taken), counted apart;
-    table talk taken; wall-clock and CPU seconds per utterance."""
+    table talk taken; wall-clock and CPU seconds per utterance.
+
+    A wrong command (or table talk) taken with doubt and not harmless is *asked first* in play
+    ("Explore one zero zero?": the live loop acts only on "yes"; ``asked_first``); the others are
+    *acted on*: the wrong moves a player suffers. ``wrong`` and ``taken`` count both."""
 
     commands: int = 0
     right: int = 0
     wrong: int = 0
+    wrong_asked: int = 0
     talk: int = 0
     taken: int = 0
+    taken_asked: int = 0
     seconds: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
 
@@ -358,14 +375,25 @@ class Tally:
     def missed(self) -> int:
         return self.commands - self.right - self.wrong
 
-    def add(self, command: bool, ok: bool, took: bool, seconds: float, cpu: float | None) -> None:
+    @property
+    def wrong_acted(self) -> int:
+        return self.wrong - self.wrong_asked
+
+    @property
+    def taken_acted(self) -> int:
+        return self.taken - self.taken_asked
+
+    def add(self, command: bool, ok: bool, took: bool, seconds: float, cpu: float | None,
+            asked: bool = False) -> None:
         if command:
             self.commands += 1
             self.right += ok
             self.wrong += (not ok) and took
+            self.wrong_asked += (not ok) and took and asked
         else:
             self.talk += 1
             self.taken += took
+            self.taken_asked += took and asked
         self.seconds.append(seconds)
         if cpu is not None:
             self.cpu.append(cpu)
@@ -374,10 +402,22 @@ class Tally:
         self.commands += other.commands
         self.right += other.right
         self.wrong += other.wrong
+        self.wrong_asked += other.wrong_asked
         self.talk += other.talk
         self.taken += other.taken
+        self.taken_asked += other.taken_asked
         self.seconds += other.seconds
         self.cpu += other.cpu
+
+
+def asked_first(sentences: SentenceSet, result: Final) -> bool:
+    """Whether play asks before acting on ``result``: a command taken with doubt (``Doubted``) whose
+    intent is not ``harmless`` (``LiveLoop._take``: "Explore one zero zero?", acted on only after a
+    yes; a moment with no yes or no to ask with asks to say it again)."""
+    if not isinstance(result, Doubted) or result.command is None:
+        return False
+    intent = sentences.intents.get(result.command.intent)
+    return intent is None or not intent.harmless
 
 
 def run_engine(engine: str, settings: HearingSettings, games: dict[str, SentenceSet],
@@ -445,7 +485,7 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                 ok = got == expected if expected is not None else got is None
                 described = f"{got.intent} {dict(got.slots)}" if got is not None else "nothing"
                 row = {"key": key, "ok": ok, "got": described, "heard": result.heard, "seconds": seconds,
-                       "cpu": cpu}
+                       "cpu": cpu, "asked": asked_first(ear.sentences, result)}
                 if out is not None:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
@@ -454,9 +494,10 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
             took = row["got"] != "nothing"
             where = (condition.name, family(speaker), "tuning" if speaker in tuning else "held-out")
             for tally in (table[where], per_game[game], per_voice[speaker]):
-                tally.add(expected is not None, row["ok"], took, row["seconds"], row.get("cpu"))
+                tally.add(expected is not None, row["ok"], took, row["seconds"], row.get("cpu"), row["asked"])
             if not row["ok"]:
                 what = ("WRONG " if took else "missed") if expected is not None else "taken "
+                what += " (asked first)" if took and row["asked"] else ""
                 errors.append(f"  {what} [{game}; {condition.name}; {label(speaker)}] {text!r} -> {row['got']} "
                               f"(heard {row['heard']!r})")
     finally:
@@ -504,18 +545,21 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     return summary
 
 
-TABLE_HEAD = ("| condition | voices | set | commands right | WRONG | missed | table talk taken "
+TABLE_HEAD = ("| condition | voices | set | commands right | WRONG | wrong, acted on | wrong, asked first | missed "
+              "| table talk taken | talk acted on | talk asked first "
               "| CPU s median | CPU s p90 | wall s median | wall s p90 |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|")
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def table_row(where: Sequence[str], t: Tally) -> str:
     right = f"{t.right}/{t.commands} {pct(t.right, t.commands)}" if t.commands else "-"
-    wrong = f"{t.wrong}/{t.commands}" if t.commands else "-"
-    missed = f"{t.missed}/{t.commands}" if t.commands else "-"
-    taken = f"{t.taken}/{t.talk}" if t.talk else "-"
-    return (f"| {' | '.join(where)} | {right} | {wrong} | {missed} | {taken} | {quantile(t.cpu, 50)} | "
-            f"{quantile(t.cpu, 90)} | {quantile(t.seconds, 50)} | {quantile(t.seconds, 90)} |")
+    wrong, acted, asked, missed = (f"{n}/{t.commands}" if t.commands else "-"
+                                   for n in (t.wrong, t.wrong_acted, t.wrong_asked, t.missed))
+    taken, talk_acted, talk_asked = (f"{n}/{t.talk}" if t.talk else "-"
+                                     for n in (t.taken, t.taken_acted, t.taken_asked))
+    return (f"| {' | '.join(where)} | {right} | {wrong} | {acted} | {asked} | {missed} | {taken} | {talk_acted} | "
+            f"{talk_asked} | {quantile(t.cpu, 50)} | {quantile(t.cpu, 90)} | {quantile(t.seconds, 50)} | "
+            f"{quantile(t.seconds, 90)} |")
 
 
 def quantile(values: Sequence[float], q: float) -> str:
@@ -526,8 +570,10 @@ def tally_json(tally: Tally) -> dict[str, Any]:
     def q(values: Sequence[float], p: float) -> float | None:
         return float(np.percentile(values, p)) if values else None
 
-    return {"commands": tally.commands, "right": tally.right, "wrong": tally.wrong, "missed": tally.missed,
+    return {"commands": tally.commands, "right": tally.right, "wrong": tally.wrong,
+            "wrong_acted_on": tally.wrong_acted, "wrong_asked_first": tally.wrong_asked, "missed": tally.missed,
             "table_talk": tally.talk, "table_talk_taken": tally.taken,
+            "table_talk_acted_on": tally.taken_acted, "table_talk_asked_first": tally.taken_asked,
             "cpu_median_s": q(tally.cpu, 50), "cpu_p90_s": q(tally.cpu, 90),
             "wall_median_s": q(tally.seconds, 50), "wall_p90_s": q(tally.seconds, 90)}
 
@@ -785,18 +831,20 @@ def ablation(config: Config, settings: HearingSettings,
 def ablation_table(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
     """The ablation's rows as a table, each with its change from the first (the hybrid as configured)."""
     ref = rows[0][2]
-    lines = ["", "| hybrid | settings | commands right | WRONG | missed | table talk taken | CPU s median | CPU s p90 "
-             "| change: right | change: WRONG | change: talk taken | change: CPU p90 |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["", "| hybrid | settings | commands right | WRONG | wrong, acted on | wrong, asked first | missed "
+             "| table talk taken | talk acted on | CPU s median | CPU s p90 | change: right | change: WRONG "
+             "| change: wrong acted on | change: talk taken | change: CPU p90 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for stage, what, t in rows:
         cpu = "-" if t["cpu_p90_s"] is None else f"{t['cpu_p90_s']:.3f}"
         median = "-" if t["cpu_median_s"] is None else f"{t['cpu_median_s']:.3f}"
         delta_cpu = ("-" if t["cpu_p90_s"] is None or ref["cpu_p90_s"] is None
                      else f"{t['cpu_p90_s'] - ref['cpu_p90_s']:+.3f}")
-        lines.append(f"| {stage} | {what} | {t['right']}/{t['commands']} | {t['wrong']} | {t['missed']} | "
-                     f"{t['table_talk_taken']}/{t['table_talk']} | {median} | {cpu} | {t['right'] - ref['right']:+d} | "
-                     f"{t['wrong'] - ref['wrong']:+d} | {t['table_talk_taken'] - ref['table_talk_taken']:+d} | "
-                     f"{delta_cpu} |")
+        lines.append(f"| {stage} | {what} | {t['right']}/{t['commands']} | {t['wrong']} | {t['wrong_acted_on']} | "
+                     f"{t['wrong_asked_first']} | {t['missed']} | {t['table_talk_taken']}/{t['table_talk']} | "
+                     f"{t['table_talk_acted_on']} | {median} | {cpu} | {t['right'] - ref['right']:+d} | "
+                     f"{t['wrong'] - ref['wrong']:+d} | {t['wrong_acted_on'] - ref['wrong_acted_on']:+d} | "
+                     f"{t['table_talk_taken'] - ref['table_talk_taken']:+d} | {delta_cpu} |")
     return "\n".join(lines) + "\n"
 
 
