@@ -142,12 +142,12 @@ SETS = ("tuning", "held-out")
 #: The ablation (--ablation): each stage of the hybrid's cascade, and the settings that switch
 #: it off (config keys, as in config.yaml). Today's settings are the only switches there are;
 #: when the stages are declared classes with their own on/off switch, only this table changes.
-ABLATION: tuple[tuple[str, dict[str, Any]], ...] = (
+ABLATION: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     ("first pass's phone check", {"hearing.pocketsphinx.phone_check": 0.0,
-                                  "hearing.pocketsphinx.early_phone_check": 0.0}),
+                                  "hearing.pocketsphinx.early_phone_check": 0.0}, None),
     # each stage of Whisper's cascade (assistant/hearing/pipeline.py) by its own switch, the
-    # first setting it declares
-    *((f"stage {stage.name}", {stage.SETTINGS[0].key: type(stage.SETTINGS[0].default)(0)})
+    # first setting it declares; the third field names the stage (see ``unchanged_without``)
+    *((f"stage {stage.name}", {stage.SETTINGS[0].key: type(stage.SETTINGS[0].default)(0)}, stage.name)
       for stage in Cascade().stages if stage.SETTINGS[0].default),
 )
 #: A stage off by default (as_sentences: on only with push-to-talk) is no stage of the cascade as
@@ -349,7 +349,15 @@ def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed:
 
 #: What a kept result row holds (a change here keeps earlier rows from being reused): v2 added
 #: "asked" (asked about before acting, ``asked_first``).
-ROW_FORMAT = "rows v2: asked"
+ROW_FORMAT = "rows v3: asked, steps"
+
+
+def unchanged_without(stage: str, row: dict[str, Any]) -> bool:
+    """Whether switching ``stage`` off cannot change ``row``'s result (heard with every stage as
+    configured): the cascade never reached the stage (nor its second run inside ``again``), so
+    every stage that ran before it decided the same. A stage the budget stopped at was reached."""
+    steps = row.get("steps")
+    return steps is not None and all(step.split("/")[-1] != stage for step in steps)
 
 
 @dataclass
@@ -410,6 +418,19 @@ class Tally:
         self.cpu += other.cpu
 
 
+def steps_kept(ear: Any, names: list[str]) -> Callable[[Transcript], Final]:
+    """``ear.decide``, also noting in ``names`` the cascade's steps of each decision (one clip may
+    be decided more than once: each utterance the first pass ends)."""
+    decide = ear.decide
+
+    def deciding(transcript: Transcript) -> Final:
+        decided: Final = decide(transcript)
+        names.extend(step.stage for step in ear.steps)
+        return decided
+
+    return deciding
+
+
 def asked_first(sentences: SentenceSet, result: Final) -> bool:
     """Whether play asks before acting on ``result``: a command taken with doubt (``Doubted``) whose
     intent is not ``harmless`` (``LiveLoop._take``: "Explore one zero zero?", acted on only after a
@@ -423,9 +444,13 @@ def asked_first(sentences: SentenceSet, result: Final) -> bool:
 def run_engine(engine: str, settings: HearingSettings, games: dict[str, SentenceSet],
                moments: dict[str, Counter[frozenset[str]] | None], clips: Sequence[Clip], maker: ClipMaker,
                noises: Noises, conditions: Sequence[Condition], verbose: bool,
-               results_file: Path | None, quiet: bool = False, kept_only: bool = False) -> dict[str, Any] | None:
+               results_file: Path | None, quiet: bool = False, kept_only: bool = False,
+               reuse: tuple[str, dict[str, dict[str, Any]]] | None = None) -> dict[str, Any] | None:
     """Hear every clip with ``engine`` (through ``open_ear``, as in play) and print the tables
-    (only the totals' line when ``quiet``); None when the engine cannot be opened here."""
+    (only the totals' line when ``quiet``); None when the engine cannot be opened here.
+    ``reuse``: (a stage switched off in ``settings``, the rows of the same clips heard with every
+    stage on): a clip whose hearing never reached that stage is not heard again, its row is
+    taken (``unchanged_without``); the summary's "rows_by_key" are the rows of this run."""
     ears = {}
     try:
         for game, sentences in games.items():
@@ -436,6 +461,11 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     except ValueError as error:
         print(f"\n{engine}: not known to this version ({error})")
         return None
+    stages_run: list[str] = []
+    for ear in ears.values():
+        setattr(ear, "decide", steps_kept(ear, stages_run))  # noqa: B010 (the instance's, for this run)
+    rows_by_key: dict[str, dict[str, Any]] = {}
+    reused = 0
     done: dict[str, dict[str, Any]] = {}
     if results_file is not None and results_file.exists():
         for line in results_file.read_text().splitlines():
@@ -470,12 +500,19 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
             grammar = grammar_key(moments[game], games[game], expected)
             key = clip_key(game, condition, text, speaker, seed, grammar)
             row = done.get(key)
+            if row is None and reuse is not None and key in reuse[1] and unchanged_without(reuse[0], reuse[1][key]):
+                row = {**reuse[1][key], "reused": True}
+                reused += 1
+                if out is not None:
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
             if row is None and kept_only:
                 skipped += 1
                 continue
             clip = make_clip(maker, text, speaker, condition, noises, seed)  # made as needed: they are many
             if row is None:
                 ear.set_intents(grammar)
+                stages_run.clear()
                 cpu_start = time.process_time()
                 start = time.perf_counter()
                 result = ear.hear(clip)
@@ -485,10 +522,11 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                 ok = got == expected if expected is not None else got is None
                 described = f"{got.intent} {dict(got.slots)}" if got is not None else "nothing"
                 row = {"key": key, "ok": ok, "got": described, "heard": result.heard, "seconds": seconds,
-                       "cpu": cpu, "asked": asked_first(ear.sentences, result)}
+                       "cpu": cpu, "asked": asked_first(ear.sentences, result), "steps": list(stages_run)}
                 if out is not None:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
+            rows_by_key[key] = row
             busy += row["seconds"]
             audio += len(clip) / 16000
             took = row["got"] != "nothing"
@@ -511,6 +549,11 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     summary["totals"] = {name: tally_json(tally) for name, tally in totals.items()}
     summary["clips_heard"] = len(clips) - skipped
     summary["clips"] = len(clips)
+    summary["reused"] = reused
+    summary["rows_by_key"] = rows_by_key
+    if reuse is not None:
+        print(f"{engine} without {reuse[0]}: {reused} of {len(clips)} clips never reached it (their results "
+              "taken from the run with it)", file=sys.stderr, flush=True)
     if quiet:
         return summary
     if skipped:
@@ -614,6 +657,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "5 dB ones), e.g. 'clean,white 20 dB'")
     parser.add_argument("--ablation", action="store_true",
                         help="the hybrid with each stage of its cascade switched off in turn (ABLATION)")
+    parser.add_argument("--ablation-rows", help="with --ablation: only these rows (comma-separated: "
+                        f"{', '.join(stage for stage, _, _ in ABLATION)})")
     parser.add_argument("--cache", type=Path, help="clip and result cache folder (default: a temp folder)")
     parser.add_argument("--count", action="store_true", help="only count the clips the run would hear")
     parser.add_argument("--shuffle", action="store_true",
@@ -760,7 +805,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                 print(f"  {intent or 'table talk':<16} {listened}")
 
         def hear(engine: str, engine_settings: HearingSettings, engine_config: Config,
-                 quiet: bool = False) -> dict[str, Any] | None:
+                 quiet: bool = False, reuse: tuple[str, dict[str, dict[str, Any]]] | None = None
+                 ) -> dict[str, Any] | None:
             fingerprint = code_fingerprint(engine_settings, engine_config.path)
             kept = None
             if args.cache is not None:
@@ -769,14 +815,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                 if args.fresh:
                     kept.unlink(missing_ok=True)
             return run_engine(engine, engine_settings, games, moments, clips, maker, noises, conditions,
-                              args.verbose, kept, quiet, args.kept_only)
+                              args.verbose, kept, quiet, args.kept_only, reuse)
 
         if args.ablation:
-            return 0, ablation(config, settings, hear, checkpoint)
+            rows = [r.strip() for r in args.ablation_rows.split(",")] if args.ablation_rows else None
+            return 0, ablation(config, settings, hear, checkpoint, rows)
         report = []
         for engine in engines:
             summary = hear(engine, settings, config)
             if summary is not None:
+                summary.pop("rows_by_key", None)
                 report.append(summary)
     return 0, {"engines": report}
 
@@ -794,11 +842,14 @@ def with_overrides(config: Config, overrides: dict[str, Any]) -> Config:
 
 
 def ablation(config: Config, settings: HearingSettings,
-             hear: Callable[[str, HearingSettings, Config, bool], dict[str, Any] | None],
-             checkpoint: Callable[[dict[str, Any], str], None] | None = None) -> dict[str, Any]:
+             hear: Callable[..., dict[str, Any] | None],
+             checkpoint: Callable[[dict[str, Any], str], None] | None = None,
+             only: Sequence[str] | None = None) -> dict[str, Any]:
     """The hybrid as configured, then with each ``ABLATION`` stage switched off in turn, and the
     first pass alone: the change each makes in commands right, WRONG, table talk taken and CPU.
-    ``checkpoint`` is given the figures and the table after each configuration."""
+    A clip that never reached a stage is not heard again without it (``unchanged_without``).
+    ``only``: the ``ABLATION`` rows to run (default: all). ``checkpoint`` is given the figures and
+    the table after each configuration."""
     rows: list[tuple[str, str, dict[str, Any]]] = []
 
     def figures() -> dict[str, Any]:
@@ -808,12 +859,18 @@ def ablation(config: Config, settings: HearingSettings,
     if base is None:
         raise SystemExit("the hybrid cannot be opened here")
     rows.append(("hybrid as configured", "", base["totals"]["all"]))
-    for stage, overrides in ABLATION:
+    known = [stage for stage, _, _ in ABLATION]
+    if only is not None and any(name not in known for name in only):
+        raise SystemExit(f"--ablation-rows: one or more of {', '.join(known)}")
+    for stage, overrides, name in ABLATION:
+        if only is not None and stage not in only:
+            continue
         changed = with_overrides(config, overrides)
         if changed.problems:
             raise SystemExit(f"ablation {stage}: {changed.problems}")
         print(f"ablation: {stage} ({overrides})", file=sys.stderr, flush=True)
-        summary = hear("hybrid", HearingSettings.from_config(changed), changed, True)
+        reuse = (name, base["rows_by_key"]) if name is not None else None
+        summary = hear("hybrid", HearingSettings.from_config(changed), changed, True, reuse)
         if summary is not None:
             what = ", ".join(f"{k} {json.dumps(v)}" for k, v in overrides.items())
             rows.append((f"without {stage}", what, summary["totals"]["all"]))
