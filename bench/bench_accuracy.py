@@ -352,12 +352,41 @@ def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed:
 ROW_FORMAT = "rows v3: asked, steps"
 
 
-def unchanged_without(stage: str, row: dict[str, Any]) -> bool:
-    """Whether switching ``stage`` off cannot change ``row``'s result (heard with every stage as
-    configured): the cascade never reached the stage (nor its second run inside ``again``), so
-    every stage that ran before it decided the same. A stage the budget stopped at was reached."""
+def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[str, Any] | None:
+    """``row`` (a clip heard with every stage as configured) as it would be with ``stage`` switched
+    off, when that cannot change what was decided; None when the clip must be heard again.
+
+    Each decision of the clip (its steps, from "first" on) is unchanged when the cascade never
+    reached the stage (nor its second run inside ``again``), or when every run of it decided
+    nothing (verdict "nothing") and no stage after it was stopped by the budget that the stage's
+    own CPU seconds, not spent, would have let run (``Cascade.run``'s check: spent + expected over
+    the budget). The stages are deterministic on the same audio, so the stages after it decide
+    the same (the last stage stopped by the budget: the cascade ended there, as without it).
+    The row's CPU seconds lose the stage's own. Rows whose steps are bare names (an
+    earlier format) are unchanged only when the stage was never reached."""
     steps = row.get("steps")
-    return steps is not None and all(step.split("/")[-1] != stage for step in steps)
+    if steps is None:
+        return None
+    if any(isinstance(step, str) for step in steps):
+        return row if all(step.split("/")[-1] != stage for step in steps) else None
+    saved = 0.0
+    decision_saved = 0.0
+    for name, verdict, seconds in steps:
+        if name == "first":
+            decision_saved = 0.0
+            continue
+        if name.split("/")[-1] == stage:
+            if verdict.startswith("stopped:") and stage == Cascade().stages[-1].name:
+                continue  # the last stage, stopped: the cascade ended there, as it does without it
+            if verdict != "nothing":
+                return None
+            decision_saved += seconds
+            saved += seconds
+        elif verdict.startswith("stopped:") and decision_saved > 0:
+            spent, expected = (float(x) for x in verdict.split(":")[1].split(" s ")[0].split("+"))
+            if spent - decision_saved + expected <= budget:
+                return None
+    return {**row, "cpu": row["cpu"] - saved} if row.get("cpu") is not None else dict(row)
 
 
 @dataclass
@@ -418,14 +447,14 @@ class Tally:
         self.cpu += other.cpu
 
 
-def steps_kept(ear: Any, names: list[str]) -> Callable[[Transcript], Final]:
-    """``ear.decide``, also noting in ``names`` the cascade's steps of each decision (one clip may
-    be decided more than once: each utterance the first pass ends)."""
+def steps_kept(ear: Any, kept: list[tuple[str, str, float]]) -> Callable[[Transcript], Final]:
+    """``ear.decide``, also noting in ``kept`` the cascade's steps of each decision (name, verdict,
+    CPU seconds; one clip may be decided more than once: each utterance the first pass ends)."""
     decide = ear.decide
 
     def deciding(transcript: Transcript) -> Final:
         decided: Final = decide(transcript)
-        names.extend(step.stage for step in ear.steps)
+        kept.extend((step.stage, step.verdict, round(step.seconds, 4)) for step in ear.steps)
         return decided
 
     return deciding
@@ -450,7 +479,8 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     (only the totals' line when ``quiet``); None when the engine cannot be opened here.
     ``reuse``: (a stage switched off in ``settings``, the rows of the same clips heard with every
     stage on): a clip whose hearing never reached that stage is not heard again, its row is
-    taken (``unchanged_without``); the summary's "rows_by_key" are the rows of this run."""
+    taken (``unchanged_without``: also when the stage decided nothing and its CPU would not have
+    let a later stage run); the summary's "rows_by_key" are the rows of this run."""
     ears = {}
     try:
         for game, sentences in games.items():
@@ -461,7 +491,7 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     except ValueError as error:
         print(f"\n{engine}: not known to this version ({error})")
         return None
-    stages_run: list[str] = []
+    stages_run: list[tuple[str, str, float]] = []
     for ear in ears.values():
         setattr(ear, "decide", steps_kept(ear, stages_run))  # noqa: B010 (the instance's, for this run)
     rows_by_key: dict[str, dict[str, Any]] = {}
@@ -500,8 +530,10 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
             grammar = grammar_key(moments[game], games[game], expected)
             key = clip_key(game, condition, text, speaker, seed, grammar)
             row = done.get(key)
-            if row is None and reuse is not None and key in reuse[1] and unchanged_without(reuse[0], reuse[1][key]):
-                row = {**reuse[1][key], "reused": True}
+            same = (unchanged_without(reuse[0], reuse[1][key], settings.budget_seconds)
+                    if row is None and reuse is not None and key in reuse[1] else None)
+            if same is not None:
+                row = {**same, "reused": True}
                 reused += 1
                 if out is not None:
                     out.write(json.dumps(row) + "\n")
@@ -847,7 +879,8 @@ def ablation(config: Config, settings: HearingSettings,
              only: Sequence[str] | None = None) -> dict[str, Any]:
     """The hybrid as configured, then with each ``ABLATION`` stage switched off in turn, and the
     first pass alone: the change each makes in commands right, WRONG, table talk taken and CPU.
-    A clip that never reached a stage is not heard again without it (``unchanged_without``).
+    A clip whose hearing that stage did not change is not heard again without it
+    (``unchanged_without``).
     ``only``: the ``ABLATION`` rows to run (default: all). ``checkpoint`` is given the figures and
     the table after each configuration."""
     rows: list[tuple[str, str, dict[str, Any]]] = []
