@@ -362,8 +362,10 @@ def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[st
     own CPU seconds, not spent, would have let run (``Cascade.run``'s check: spent + expected over
     the budget). The stages are deterministic on the same audio, so the stages after it decide
     the same (the last stage stopped by the budget: the cascade ended there, as without it).
-    The row's CPU seconds lose the stage's own. Rows whose steps are bare names (an
-    earlier format) are unchanged only when the stage was never reached."""
+    The row's CPU seconds lose the stage's own. The first stage (spot) has Whisper write the
+    audio for all: without it the next stage pays that, so a clip that reached it is heard again.
+    Rows whose steps are bare names (an earlier format) are unchanged only when the stage was
+    never reached."""
     steps = row.get("steps")
     if steps is None:
         return None
@@ -376,6 +378,8 @@ def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[st
             decision_saved = 0.0
             continue
         if name.split("/")[-1] == stage:
+            if stage == Cascade().stages[0].name:
+                return None  # the first stage has Whisper write the audio, which the others reuse
             if verdict.startswith("stopped:") and stage == Cascade().stages[-1].name:
                 continue  # the last stage, stopped: the cascade ended there, as it does without it
             if verdict != "nothing":
