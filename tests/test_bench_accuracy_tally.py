@@ -15,10 +15,11 @@ from assistant.engine import Command
 from assistant.games import game_module
 from assistant.hearing import HearingSettings
 from assistant.hearing.events import Doubted, NotRecognized, Transcript
+from assistant.hearing.pipeline import Cascade
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
-from bench.bench_accuracy import ABLATION, Tally, asked_first, steps_kept, tally_json, unchanged_without
+from bench.bench_accuracy import Tally, asked_first, steps_kept, tally_json, unchanged_without
 
 CARDS = game_module("msx-cards").sentences()
 
@@ -108,13 +109,12 @@ def heard_with(settings: HearingSettings, case: tuple[str, list[str], list[str],
 
 @pytest.mark.parametrize("budget", [100.0, 3.0, 2.0])
 def test_a_clip_is_taken_without_a_stage_only_when_hearing_it_again_would_give_the_same(budget: float) -> None:
-    settings = HearingSettings(again_suppressed=4, budget_seconds=budget)
+    settings = HearingSettings(again_suppressed=4, weigh=True, budget_seconds=budget)  # every stage on
     taken = heard_again = 0
     for case in CASES:
         command, cpu, steps = heard_with(settings, case)
         row = {"cpu": cpu, "steps": steps}
-        for _, _, stage in ABLATION[1:]:
-            assert stage is not None
+        for stage in (s.name for s in Cascade().stages if s.on(settings)):
             same = unchanged_without(stage, row, budget)
             without, cpu_without, _ = heard_with(settings.without(stage), case)
             if same is None:
