@@ -588,7 +588,7 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     summary["reused"] = reused
     summary["rows_by_key"] = rows_by_key
     if reuse is not None:
-        print(f"{engine} without {reuse[0]}: {reused} of {len(clips)} clips never reached it (their results "
+        print(f"{engine} without {reuse[0]}: {reused} of {len(clips)} clips it could not change (their results "
               "taken from the run with it)", file=sys.stderr, flush=True)
     if quiet:
         return summary
