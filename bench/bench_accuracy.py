@@ -35,6 +35,9 @@ that allows it; table talk under the largest of all of the game it is heard in. 
 For each engine (``--engines``; one that cannot be opened here is listed as not available)
 the tables give, per condition, voice family and voice set (tuning, held-out): commands
 right, WRONG (another command taken: worse than a miss) and missed; table talk taken; the
+WRONG commands and table talk taken split into those play would act on and those it would
+ask about first (taken with doubt, and not harmless: "Explore one zero zero?" is acted on only
+after a yes; ``asked_first``); the
 CPU seconds the hearing of one utterance took (process time, every thread, so Whisper's too:
 median and 90th percentile) and its wall-clock seconds (inflated on a busy machine); then per
 game and per voice. Figures on tuning voices say nothing about voices never met: read the
@@ -42,7 +45,8 @@ held-out rows.
 
 ``--ablation`` runs the hybrid as configured, then with each stage of its cascade switched
 off in turn (``ABLATION``: stage name -> the settings that switch it off), and the first pass
-alone, and prints per stage the change in commands right, WRONG, table talk taken and CPU.
+alone, and prints per stage the change in commands right, WRONG (and WRONG acted on), table
+talk taken and CPU.
 
 Results go to ``bench/results/<name>.md`` and ``.json`` (``--results``; the header gives the
 command, date, machine, commit and ``--note`` lines). Clips are cached under --cache (default:
@@ -79,6 +83,7 @@ from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear  # noqa: E402
+from assistant.hearing.events import Doubted, Final  # noqa: E402
 from assistant.hearing.moments import grammar_for, listening_moments  # noqa: E402
 from assistant.hearing.pipeline import Cascade  # noqa: E402
 from assistant.sentences import SentenceSet  # noqa: E402
@@ -137,12 +142,12 @@ SETS = ("tuning", "held-out")
 #: The ablation (--ablation): each stage of the hybrid's cascade, and the settings that switch
 #: it off (config keys, as in config.yaml). Today's settings are the only switches there are;
 #: when the stages are declared classes with their own on/off switch, only this table changes.
-ABLATION: tuple[tuple[str, dict[str, Any]], ...] = (
+ABLATION: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     ("first pass's phone check", {"hearing.pocketsphinx.phone_check": 0.0,
-                                  "hearing.pocketsphinx.early_phone_check": 0.0}),
+                                  "hearing.pocketsphinx.early_phone_check": 0.0}, None),
     # each stage of Whisper's cascade (assistant/hearing/pipeline.py) by its own switch, the
-    # first setting it declares
-    *((f"stage {stage.name}", {stage.SETTINGS[0].key: type(stage.SETTINGS[0].default)(0)})
+    # first setting it declares; the third field names the stage (see ``unchanged_without``)
+    *((f"stage {stage.name}", {stage.SETTINGS[0].key: type(stage.SETTINGS[0].default)(0)}, stage.name)
       for stage in Cascade().stages if stage.SETTINGS[0].default),
 )
 #: A stage off by default (as_sentences: on only with push-to-talk) is no stage of the cascade as
@@ -310,6 +315,7 @@ def code_fingerprint(settings: HearingSettings, config_path: Path | None) -> str
     """What a result depends on besides its clip and grammar: the hearing code, the sentences
     (``assistant/sentences.py`` and every sentence file) and the settings."""
     digest = hashlib.sha1(json.dumps(canonical(settings), sort_keys=True, default=str).encode())
+    digest.update(ROW_FORMAT.encode())
     package = PROJECT_ROOT / "assistant"
     files = [*(package / "hearing").rglob("*"), package / "sentences.py", *package.rglob("*.yaml")]
     for path in sorted(set(files)):
@@ -341,16 +347,68 @@ def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed:
     return hashlib.sha1(json.dumps(data).encode()).hexdigest()[:20]
 
 
+#: What a kept result row holds (a change here keeps earlier rows from being reused): v2 added
+#: "asked" (asked about before acting, ``asked_first``).
+ROW_FORMAT = "rows v3: asked, steps"
+
+
+def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[str, Any] | None:
+    """``row`` (a clip heard with every stage as configured) as it would be with ``stage`` switched
+    off, when that cannot change what was decided; None when the clip must be heard again.
+
+    Each decision of the clip (its steps, from "first" on) is unchanged when the cascade never
+    reached the stage (nor its second run inside ``again``), or when every run of it decided
+    nothing (verdict "nothing") and no stage after it was stopped by the budget that the stage's
+    own CPU seconds, not spent, would have let run (``Cascade.run``'s check: spent + expected over
+    the budget). The stages are deterministic on the same audio, so the stages after it decide
+    the same (the last stage stopped by the budget: the cascade ended there, as without it).
+    The row's CPU seconds lose the stage's own. The first stage (spot) has Whisper write the
+    audio for all: without it the next stage pays that, so a clip that reached it is heard again.
+    Rows whose steps are bare names (an earlier format) are unchanged only when the stage was
+    never reached."""
+    steps = row.get("steps")
+    if steps is None:
+        return None
+    if any(isinstance(step, str) for step in steps):
+        return row if all(step.split("/")[-1] != stage for step in steps) else None
+    saved = 0.0
+    decision_saved = 0.0
+    for name, verdict, seconds in steps:
+        if name == "first":
+            decision_saved = 0.0
+            continue
+        if name.split("/")[-1] == stage:
+            if stage == Cascade().stages[0].name:
+                return None  # the first stage has Whisper write the audio, which the others reuse
+            if verdict.startswith("stopped:") and stage == Cascade().stages[-1].name:
+                continue  # the last stage, stopped: the cascade ended there, as it does without it
+            if verdict != "nothing":
+                return None
+            decision_saved += seconds
+            saved += seconds
+        elif verdict.startswith("stopped:") and decision_saved > 0:
+            spent, expected = (float(x) for x in verdict.split(":")[1].split(" s ")[0].split("+"))
+            if spent - decision_saved + expected <= budget:
+                return None
+    return {**row, "cpu": row["cpu"] - saved} if row.get("cpu") is not None else dict(row)
+
+
 @dataclass
 class Tally:
     """Commands right, WRONG (another command taken) and missed (none taken), counted apart;
-    table talk taken; wall-clock and CPU seconds per utterance."""
+    table talk taken; wall-clock and CPU seconds per utterance.
+
+    A wrong command (or table talk) taken with doubt and not harmless is *asked first* in play
+    ("Explore one zero zero?": the live loop acts only on "yes"; ``asked_first``); the others are
+    *acted on*: the wrong moves a player suffers. ``wrong`` and ``taken`` count both."""
 
     commands: int = 0
     right: int = 0
     wrong: int = 0
+    wrong_asked: int = 0
     talk: int = 0
     taken: int = 0
+    taken_asked: int = 0
     seconds: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
 
@@ -358,14 +416,25 @@ class Tally:
     def missed(self) -> int:
         return self.commands - self.right - self.wrong
 
-    def add(self, command: bool, ok: bool, took: bool, seconds: float, cpu: float | None) -> None:
+    @property
+    def wrong_acted(self) -> int:
+        return self.wrong - self.wrong_asked
+
+    @property
+    def taken_acted(self) -> int:
+        return self.taken - self.taken_asked
+
+    def add(self, command: bool, ok: bool, took: bool, seconds: float, cpu: float | None,
+            asked: bool = False) -> None:
         if command:
             self.commands += 1
             self.right += ok
             self.wrong += (not ok) and took
+            self.wrong_asked += (not ok) and took and asked
         else:
             self.talk += 1
             self.taken += took
+            self.taken_asked += took and asked
         self.seconds.append(seconds)
         if cpu is not None:
             self.cpu.append(cpu)
@@ -374,18 +443,48 @@ class Tally:
         self.commands += other.commands
         self.right += other.right
         self.wrong += other.wrong
+        self.wrong_asked += other.wrong_asked
         self.talk += other.talk
         self.taken += other.taken
+        self.taken_asked += other.taken_asked
         self.seconds += other.seconds
         self.cpu += other.cpu
+
+
+def steps_kept(ear: Any, kept: list[tuple[str, str, float]]) -> Callable[[Transcript], Final]:
+    """``ear.decide``, also noting in ``kept`` the cascade's steps of each decision (name, verdict,
+    CPU seconds; one clip may be decided more than once: each utterance the first pass ends)."""
+    decide = ear.decide
+
+    def deciding(transcript: Transcript) -> Final:
+        decided: Final = decide(transcript)
+        kept.extend((step.stage, step.verdict, round(step.seconds, 4)) for step in ear.steps)
+        return decided
+
+    return deciding
+
+
+def asked_first(sentences: SentenceSet, result: Final) -> bool:
+    """Whether play asks before acting on ``result``: a command taken with doubt (``Doubted``) whose
+    intent is not ``harmless`` (``LiveLoop._take``: "Explore one zero zero?", acted on only after a
+    yes; a moment with no yes or no to ask with asks to say it again)."""
+    if not isinstance(result, Doubted) or result.command is None:
+        return False
+    intent = sentences.intents.get(result.command.intent)
+    return intent is None or not intent.harmless
 
 
 def run_engine(engine: str, settings: HearingSettings, games: dict[str, SentenceSet],
                moments: dict[str, Counter[frozenset[str]] | None], clips: Sequence[Clip], maker: ClipMaker,
                noises: Noises, conditions: Sequence[Condition], verbose: bool,
-               results_file: Path | None, quiet: bool = False, kept_only: bool = False) -> dict[str, Any] | None:
+               results_file: Path | None, quiet: bool = False, kept_only: bool = False,
+               reuse: tuple[str, dict[str, dict[str, Any]]] | None = None) -> dict[str, Any] | None:
     """Hear every clip with ``engine`` (through ``open_ear``, as in play) and print the tables
-    (only the totals' line when ``quiet``); None when the engine cannot be opened here."""
+    (only the totals' line when ``quiet``); None when the engine cannot be opened here.
+    ``reuse``: (a stage switched off in ``settings``, the rows of the same clips heard with every
+    stage on): a clip whose hearing never reached that stage is not heard again, its row is
+    taken (``unchanged_without``: also when the stage decided nothing and its CPU would not have
+    let a later stage run); the summary's "rows_by_key" are the rows of this run."""
     ears = {}
     try:
         for game, sentences in games.items():
@@ -396,6 +495,11 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     except ValueError as error:
         print(f"\n{engine}: not known to this version ({error})")
         return None
+    stages_run: list[tuple[str, str, float]] = []
+    for ear in ears.values():
+        setattr(ear, "decide", steps_kept(ear, stages_run))  # noqa: B010 (the instance's, for this run)
+    rows_by_key: dict[str, dict[str, Any]] = {}
+    reused = 0
     done: dict[str, dict[str, Any]] = {}
     if results_file is not None and results_file.exists():
         for line in results_file.read_text().splitlines():
@@ -430,12 +534,21 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
             grammar = grammar_key(moments[game], games[game], expected)
             key = clip_key(game, condition, text, speaker, seed, grammar)
             row = done.get(key)
+            same = (unchanged_without(reuse[0], reuse[1][key], settings.budget_seconds)
+                    if row is None and reuse is not None and key in reuse[1] else None)
+            if same is not None:
+                row = {**same, "reused": True}
+                reused += 1
+                if out is not None:
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
             if row is None and kept_only:
                 skipped += 1
                 continue
             clip = make_clip(maker, text, speaker, condition, noises, seed)  # made as needed: they are many
             if row is None:
                 ear.set_intents(grammar)
+                stages_run.clear()
                 cpu_start = time.process_time()
                 start = time.perf_counter()
                 result = ear.hear(clip)
@@ -445,18 +558,20 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                 ok = got == expected if expected is not None else got is None
                 described = f"{got.intent} {dict(got.slots)}" if got is not None else "nothing"
                 row = {"key": key, "ok": ok, "got": described, "heard": result.heard, "seconds": seconds,
-                       "cpu": cpu}
+                       "cpu": cpu, "asked": asked_first(ear.sentences, result), "steps": list(stages_run)}
                 if out is not None:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
+            rows_by_key[key] = row
             busy += row["seconds"]
             audio += len(clip) / 16000
             took = row["got"] != "nothing"
             where = (condition.name, family(speaker), "tuning" if speaker in tuning else "held-out")
             for tally in (table[where], per_game[game], per_voice[speaker]):
-                tally.add(expected is not None, row["ok"], took, row["seconds"], row.get("cpu"))
+                tally.add(expected is not None, row["ok"], took, row["seconds"], row.get("cpu"), row["asked"])
             if not row["ok"]:
                 what = ("WRONG " if took else "missed") if expected is not None else "taken "
+                what += " (asked first)" if took and row["asked"] else ""
                 errors.append(f"  {what} [{game}; {condition.name}; {label(speaker)}] {text!r} -> {row['got']} "
                               f"(heard {row['heard']!r})")
     finally:
@@ -470,6 +585,11 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     summary["totals"] = {name: tally_json(tally) for name, tally in totals.items()}
     summary["clips_heard"] = len(clips) - skipped
     summary["clips"] = len(clips)
+    summary["reused"] = reused
+    summary["rows_by_key"] = rows_by_key
+    if reuse is not None:
+        print(f"{engine} without {reuse[0]}: {reused} of {len(clips)} clips it could not change (their results "
+              "taken from the run with it)", file=sys.stderr, flush=True)
     if quiet:
         return summary
     if skipped:
@@ -504,18 +624,21 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     return summary
 
 
-TABLE_HEAD = ("| condition | voices | set | commands right | WRONG | missed | table talk taken "
+TABLE_HEAD = ("| condition | voices | set | commands right | WRONG | wrong, acted on | wrong, asked first | missed "
+              "| table talk taken | talk acted on | talk asked first "
               "| CPU s median | CPU s p90 | wall s median | wall s p90 |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|")
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def table_row(where: Sequence[str], t: Tally) -> str:
     right = f"{t.right}/{t.commands} {pct(t.right, t.commands)}" if t.commands else "-"
-    wrong = f"{t.wrong}/{t.commands}" if t.commands else "-"
-    missed = f"{t.missed}/{t.commands}" if t.commands else "-"
-    taken = f"{t.taken}/{t.talk}" if t.talk else "-"
-    return (f"| {' | '.join(where)} | {right} | {wrong} | {missed} | {taken} | {quantile(t.cpu, 50)} | "
-            f"{quantile(t.cpu, 90)} | {quantile(t.seconds, 50)} | {quantile(t.seconds, 90)} |")
+    wrong, acted, asked, missed = (f"{n}/{t.commands}" if t.commands else "-"
+                                   for n in (t.wrong, t.wrong_acted, t.wrong_asked, t.missed))
+    taken, talk_acted, talk_asked = (f"{n}/{t.talk}" if t.talk else "-"
+                                     for n in (t.taken, t.taken_acted, t.taken_asked))
+    return (f"| {' | '.join(where)} | {right} | {wrong} | {acted} | {asked} | {missed} | {taken} | {talk_acted} | "
+            f"{talk_asked} | {quantile(t.cpu, 50)} | {quantile(t.cpu, 90)} | {quantile(t.seconds, 50)} | "
+            f"{quantile(t.seconds, 90)} |")
 
 
 def quantile(values: Sequence[float], q: float) -> str:
@@ -526,8 +649,10 @@ def tally_json(tally: Tally) -> dict[str, Any]:
     def q(values: Sequence[float], p: float) -> float | None:
         return float(np.percentile(values, p)) if values else None
 
-    return {"commands": tally.commands, "right": tally.right, "wrong": tally.wrong, "missed": tally.missed,
+    return {"commands": tally.commands, "right": tally.right, "wrong": tally.wrong,
+            "wrong_acted_on": tally.wrong_acted, "wrong_asked_first": tally.wrong_asked, "missed": tally.missed,
             "table_talk": tally.talk, "table_talk_taken": tally.taken,
+            "table_talk_acted_on": tally.taken_acted, "table_talk_asked_first": tally.taken_asked,
             "cpu_median_s": q(tally.cpu, 50), "cpu_p90_s": q(tally.cpu, 90),
             "wall_median_s": q(tally.seconds, 50), "wall_p90_s": q(tally.seconds, 90)}
 
@@ -568,6 +693,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "5 dB ones), e.g. 'clean,white 20 dB'")
     parser.add_argument("--ablation", action="store_true",
                         help="the hybrid with each stage of its cascade switched off in turn (ABLATION)")
+    parser.add_argument("--ablation-rows", help="with --ablation: only these rows (comma-separated: "
+                        f"{', '.join(stage for stage, _, _ in ABLATION)})")
     parser.add_argument("--cache", type=Path, help="clip and result cache folder (default: a temp folder)")
     parser.add_argument("--count", action="store_true", help="only count the clips the run would hear")
     parser.add_argument("--shuffle", action="store_true",
@@ -714,7 +841,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                 print(f"  {intent or 'table talk':<16} {listened}")
 
         def hear(engine: str, engine_settings: HearingSettings, engine_config: Config,
-                 quiet: bool = False) -> dict[str, Any] | None:
+                 quiet: bool = False, reuse: tuple[str, dict[str, dict[str, Any]]] | None = None
+                 ) -> dict[str, Any] | None:
             fingerprint = code_fingerprint(engine_settings, engine_config.path)
             kept = None
             if args.cache is not None:
@@ -723,14 +851,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                 if args.fresh:
                     kept.unlink(missing_ok=True)
             return run_engine(engine, engine_settings, games, moments, clips, maker, noises, conditions,
-                              args.verbose, kept, quiet, args.kept_only)
+                              args.verbose, kept, quiet, args.kept_only, reuse)
 
         if args.ablation:
-            return 0, ablation(config, settings, hear, checkpoint)
+            rows = [r.strip() for r in args.ablation_rows.split(",")] if args.ablation_rows else None
+            return 0, ablation(config, settings, hear, checkpoint, rows)
         report = []
         for engine in engines:
             summary = hear(engine, settings, config)
             if summary is not None:
+                summary.pop("rows_by_key", None)
                 report.append(summary)
     return 0, {"engines": report}
 
@@ -748,11 +878,15 @@ def with_overrides(config: Config, overrides: dict[str, Any]) -> Config:
 
 
 def ablation(config: Config, settings: HearingSettings,
-             hear: Callable[[str, HearingSettings, Config, bool], dict[str, Any] | None],
-             checkpoint: Callable[[dict[str, Any], str], None] | None = None) -> dict[str, Any]:
+             hear: Callable[..., dict[str, Any] | None],
+             checkpoint: Callable[[dict[str, Any], str], None] | None = None,
+             only: Sequence[str] | None = None) -> dict[str, Any]:
     """The hybrid as configured, then with each ``ABLATION`` stage switched off in turn, and the
     first pass alone: the change each makes in commands right, WRONG, table talk taken and CPU.
-    ``checkpoint`` is given the figures and the table after each configuration."""
+    A clip whose hearing that stage did not change is not heard again without it
+    (``unchanged_without``).
+    ``only``: the ``ABLATION`` rows to run (default: all). ``checkpoint`` is given the figures and
+    the table after each configuration."""
     rows: list[tuple[str, str, dict[str, Any]]] = []
 
     def figures() -> dict[str, Any]:
@@ -762,12 +896,18 @@ def ablation(config: Config, settings: HearingSettings,
     if base is None:
         raise SystemExit("the hybrid cannot be opened here")
     rows.append(("hybrid as configured", "", base["totals"]["all"]))
-    for stage, overrides in ABLATION:
+    known = [stage for stage, _, _ in ABLATION]
+    if only is not None and any(name not in known for name in only):
+        raise SystemExit(f"--ablation-rows: one or more of {', '.join(known)}")
+    for stage, overrides, name in ABLATION:
+        if only is not None and stage not in only:
+            continue
         changed = with_overrides(config, overrides)
         if changed.problems:
             raise SystemExit(f"ablation {stage}: {changed.problems}")
         print(f"ablation: {stage} ({overrides})", file=sys.stderr, flush=True)
-        summary = hear("hybrid", HearingSettings.from_config(changed), changed, True)
+        reuse = (name, base["rows_by_key"]) if name is not None else None
+        summary = hear("hybrid", HearingSettings.from_config(changed), changed, True, reuse)
         if summary is not None:
             what = ", ".join(f"{k} {json.dumps(v)}" for k, v in overrides.items())
             rows.append((f"without {stage}", what, summary["totals"]["all"]))
@@ -785,18 +925,20 @@ def ablation(config: Config, settings: HearingSettings,
 def ablation_table(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
     """The ablation's rows as a table, each with its change from the first (the hybrid as configured)."""
     ref = rows[0][2]
-    lines = ["", "| hybrid | settings | commands right | WRONG | missed | table talk taken | CPU s median | CPU s p90 "
-             "| change: right | change: WRONG | change: talk taken | change: CPU p90 |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["", "| hybrid | settings | commands right | WRONG | wrong, acted on | wrong, asked first | missed "
+             "| table talk taken | talk acted on | CPU s median | CPU s p90 | change: right | change: WRONG "
+             "| change: wrong acted on | change: talk taken | change: CPU p90 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for stage, what, t in rows:
         cpu = "-" if t["cpu_p90_s"] is None else f"{t['cpu_p90_s']:.3f}"
         median = "-" if t["cpu_median_s"] is None else f"{t['cpu_median_s']:.3f}"
         delta_cpu = ("-" if t["cpu_p90_s"] is None or ref["cpu_p90_s"] is None
                      else f"{t['cpu_p90_s'] - ref['cpu_p90_s']:+.3f}")
-        lines.append(f"| {stage} | {what} | {t['right']}/{t['commands']} | {t['wrong']} | {t['missed']} | "
-                     f"{t['table_talk_taken']}/{t['table_talk']} | {median} | {cpu} | {t['right'] - ref['right']:+d} | "
-                     f"{t['wrong'] - ref['wrong']:+d} | {t['table_talk_taken'] - ref['table_talk_taken']:+d} | "
-                     f"{delta_cpu} |")
+        lines.append(f"| {stage} | {what} | {t['right']}/{t['commands']} | {t['wrong']} | {t['wrong_acted_on']} | "
+                     f"{t['wrong_asked_first']} | {t['missed']} | {t['table_talk_taken']}/{t['table_talk']} | "
+                     f"{t['table_talk_acted_on']} | {median} | {cpu} | {t['right'] - ref['right']:+d} | "
+                     f"{t['wrong'] - ref['wrong']:+d} | {t['wrong_acted_on'] - ref['wrong_acted_on']:+d} | "
+                     f"{t['table_talk_taken'] - ref['table_talk_taken']:+d} | {delta_cpu} |")
     return "\n".join(lines) + "\n"
 
 

@@ -124,7 +124,7 @@ def test_the_expected_cost_follows_what_a_stage_cost_here() -> None:
 @pytest.mark.parametrize("stage", STAGE_NAMES)
 def test_a_stage_switched_off_is_skipped(stage: str) -> None:
     clock = Clock()
-    hearing = HearingSettings(again_suppressed=1, as_sentences=True, budget_seconds=100.0).without(stage)
+    hearing = HearingSettings(again_suppressed=1, as_sentences=True, weigh=True, budget_seconds=100.0).without(stage)
     whisper = Costly(clock, ["Let me think."], ["Hmm."])
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), hearing))  # type: ignore[arg-type]
     assert isinstance(hear(e, ""), NotRecognized)

@@ -74,8 +74,8 @@ def test_docs_hearing_md_shows_the_declared_settings() -> None:
 
 
 def test_a_bad_value_is_reported_and_its_declared_default_used(tmp_path: Path) -> None:
-    config = Config.from_text("hearing:\n  budget_seconds: -1\n  whisper:\n    weigh: maybe\n")
+    config = Config.from_text("hearing:\n  budget_seconds: -1\n  whisper:\n    unprompted: maybe\n")
     settings = HearingSettings.from_config(config)
     assert settings.budget_seconds == BY_KEY["hearing.budget_seconds"].default
-    assert settings.weigh is True
+    assert settings.unprompted is BY_KEY["hearing.whisper.unprompted"].default is True
     assert len(config.problems) == 2 and all("line" in p for p in config.problems), config.problems

@@ -414,14 +414,14 @@ def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_tr
     weighing, nothing is taken."""
     cards = game_module("msx-cards").sentences()
     clip = maker.say("attack", voice)
-    weighing = open_ear(HearingSettings(recognizer="hybrid", budget_seconds=60.0), cards, None, engine="hybrid",
-                        fallback=False)
+    weighing = open_ear(HearingSettings(recognizer="hybrid", weigh=True, budget_seconds=60.0), cards, None,
+                        engine="hybrid", fallback=False)
     misheard(weighing, MISHEARD, monkeypatch)
     heard = weighing.hear(clip)
     assert isinstance(heard, Transcript) and heard.command == Command("attack", {}), heard
     assert heard.heard == "Hit that.", heard  # taken from the mishearing, by weighing it
-    plain = open_ear(HearingSettings(recognizer="hybrid", score_nearest=0, budget_seconds=60.0), cards, None,
-                     engine="hybrid", fallback=False)
+    plain = open_ear(HearingSettings(recognizer="hybrid", weigh=True, score_nearest=0, budget_seconds=60.0), cards,
+                     None, engine="hybrid", fallback=False)
     misheard(plain, MISHEARD, monkeypatch)
     assert not isinstance(plain.hear(clip), Transcript)
 
@@ -432,8 +432,8 @@ def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_tr
 def test_weighing_takes_no_table_talk(maker: ClipMaker, game: str, line: str) -> None:
     # The last: talk that starts with a command ("keep going") is not taken, because Whisper,
     # made to write "Keep going.", would go on writing.
-    ear = open_ear(HearingSettings(recognizer="hybrid"), game_module(game).sentences(), None, engine="hybrid",
-                   fallback=False)
+    ear = open_ear(HearingSettings(recognizer="hybrid", weigh=True), game_module(game).sentences(), None,
+                   engine="hybrid", fallback=False)
     for voice in OTHER_VOICES:
         heard = ear.hear(maker.say(line, voice))
         assert isinstance(heard, NotRecognized), (voice.label, heard)

@@ -297,7 +297,8 @@ class Weigh(Stage):
     name = "weigh"
     typical_seconds = 1.4
     SETTINGS = (
-        Setting("hearing.whisper.weigh", True, "Have Whisper score the commands nearest what it wrote."),
+        Setting("hearing.whisper.weigh", False, "Have Whisper score the commands nearest what it wrote (off: it did "
+                "not pay on the tuning set)."),
         Setting("hearing.whisper.score_nearest", 3, "Commands nearest each transcript that Whisper scores (0: off).",
                 minimum=0, maximum=10),
         Setting("hearing.whisper.score_distance", "auto", "How far those commands may be (auto: the model's own).",
@@ -374,8 +375,9 @@ class Again(Stage):
     name = "again"
     typical_seconds = 2.3
     SETTINGS = (
-        Setting("hearing.whisper.again_suppressed", 4, "Hear what nothing took again through the noise suppressor at "
-                "this level (0: off).", minimum=0, maximum=4),
+        Setting("hearing.whisper.again_suppressed", 0, "Hear what nothing took again through the noise suppressor at "
+                "this level (0: off: it did not pay on the tuning set).",
+                minimum=0, maximum=4),
         Setting("hearing.whisper.again_within", 3.0, "How near Whisper's own transcript a command weighed then must "
                 "come.", minimum=0.0, maximum=50.0),
     )
@@ -398,6 +400,8 @@ class Again(Stage):
 #: again 2.25 on this project's 2-core x86 machine) times about 1.8 for a Pi 5 and 4.5 for a Pi 4
 #: (Whisper tiny int8 takes ~3.2 s for a command on a Pi 400, ~0.85 s here; a Pi 5 is 2-3x a Pi 4):
 #: 3.0 lets a Pi 5 write and spot (about 1.5 s) and try unprompted, a Pi 4 the same in 5.0.
+#: weigh and again are off by default: at this budget they did not pay on the tuning set
+#: (bench/results/bench_accuracy_ablation_tuning.md; docs/hearing.md, "Which stages pay").
 BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper's stages may spend on one "
                  "utterance; a stage that would go past it is not run and the player is asked to say it again at "
                  "once. Estimates: Raspberry Pi 5 3.0, Pi 4 5.0.", minimum=0.0, maximum=120.0)

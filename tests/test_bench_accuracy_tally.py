@@ -1,0 +1,126 @@
+"""bench_accuracy splits wrong commands as the player meets them: a wrong command taken with
+doubt whose intent is not harmless is asked about first ("Explore one zero zero?"); every other
+wrong command is acted on. Checked on the real Command Center sentences and hearing events.
+And its ablation takes a clip's result without a stage from the run with it only when hearing
+it again without the stage gives the same (the real Ear and cascade, with given transcripts)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from assistant.engine import Command
+from assistant.games import game_module
+from assistant.hearing import HearingSettings
+from assistant.hearing.events import Doubted, NotRecognized, Transcript
+from assistant.hearing.pipeline import Cascade
+from assistant.hearing.recognizer import Ear, SecondOpinion
+from assistant.hearing.spotting import Spotter
+from assistant.hearing.text_engine import TextRecognizer
+from bench.bench_accuracy import Tally, asked_first, steps_kept, tally_json, unchanged_without
+
+CARDS = game_module("msx-cards").sentences()
+
+
+def test_a_doubted_costly_command_is_asked_first_and_a_harmless_or_heard_one_is_not() -> None:
+    sentences = game_module("omega-virus").sentences()
+    explore = sentences.match(sentences.words("explore one zero zero"))
+    repeat = sentences.match(sentences.words("repeat"))
+    assert explore is not None and repeat is not None
+    assert not sentences.intents[explore.intent].harmless and sentences.intents[repeat.intent].harmless
+    assert asked_first(sentences, Doubted("explore one zero zero", 0.5, "", explore, why="taken by weigh alone"))
+    assert not asked_first(sentences, Doubted("repeat", 0.5, "", repeat, why="taken by weigh alone"))
+    assert not asked_first(sentences, Transcript("explore one zero zero", 0.9, "", explore))
+    assert not asked_first(sentences, NotRecognized("explore", "vetoed"))
+
+
+def test_wrong_commands_are_counted_acted_on_and_asked_first_apart_and_together() -> None:
+    tally = Tally()
+    tally.add(True, ok=True, took=True, seconds=1.0, cpu=0.5)
+    tally.add(True, ok=False, took=True, seconds=1.0, cpu=0.5, asked=False)  # wrong, acted on
+    tally.add(True, ok=False, took=True, seconds=1.0, cpu=0.5, asked=True)   # wrong, asked first
+    tally.add(True, ok=False, took=True, seconds=1.0, cpu=0.5, asked=True)
+    tally.add(True, ok=False, took=False, seconds=1.0, cpu=0.5)              # missed
+    tally.add(False, ok=False, took=True, seconds=1.0, cpu=0.5, asked=True)  # table talk, asked first
+    tally.add(False, ok=True, took=False, seconds=1.0, cpu=0.5)
+    merged = Tally()
+    merged.merge(tally)
+    figures = tally_json(merged)
+    assert (figures["right"], figures["wrong"], figures["wrong_acted_on"], figures["wrong_asked_first"],
+            figures["missed"]) == (1, 3, 1, 2, 1)
+    assert (figures["table_talk"], figures["table_talk_taken"], figures["table_talk_acted_on"],
+            figures["table_talk_asked_first"]) == (2, 1, 0, 1)
+
+
+class Written:
+    """Whisper writing given transcripts and scoring by a table, each call costing CPU seconds on a
+    clock of its own (the cascade's budget is kept by that clock)."""
+
+    def __init__(self, texts: list[str], plain: list[str] | None = None,
+                 scores: dict[str, float] | None = None) -> None:
+        self.texts, self.plain, self.scores = texts, plain or [], scores or {}
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
+
+    def transcribe(self, audio: bytes, prompt: str = "") -> str:
+        return self.hypotheses(audio, prompt)[0]
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        self.now += 1.0
+        return self.texts[:count]
+
+    def again(self, prompt: str = "", count: int = 1) -> list[str]:
+        self.now += 0.5
+        return self.plain[:count] if not prompt else []
+
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
+        self.now += 0.3
+        return [self.scores.get(t, -100.0) if ending else self.scores.get(t, 0.0) for t in texts]
+
+
+CASES = (
+    # (what the first pass wrote, Whisper's transcripts, unprompted, scores)
+    ("", ["Hit that.", "Hit it.", "Hit attack."], [], {"Hit that.": -6.2, "Attack.": -4.7}),  # weighed
+    ("", ["Let me think."], ["Hmm."], {}),  # nothing
+    ("attack", ["Let me think about it."], ["Hmm."], {}),  # vetoed
+    ("", ["Attack."], [], {}),  # spotted
+    ("", ["Let me think."], ["Attack."], {}),  # unprompted
+    ("roll", ["Roll."], [], {}),  # confirmed
+)
+
+
+def heard_with(settings: HearingSettings, case: tuple[str, list[str], list[str], dict[str, float]]
+               ) -> tuple[Command | None, float, list[tuple[str, str, float]]]:
+    """The command the real Ear and cascade decide, the CPU seconds it cost, and its steps."""
+    first, texts, plain, scores = case
+    whisper = Written(texts, plain, scores)
+    e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), settings))
+    assert e.second is not None
+    e.second.cascade.clock = whisper.clock
+    steps: list[tuple[str, str, float]] = []
+    e._audio = [np.zeros(16_000, dtype=np.int16).tobytes()]
+    decided = steps_kept(e, steps)(Transcript(first, 1.0 if first else 0.0))
+    return (decided.command if isinstance(decided, Transcript) else None), whisper.now, steps
+
+
+@pytest.mark.parametrize("budget", [100.0, 3.0, 2.0])
+def test_a_clip_is_taken_without_a_stage_only_when_hearing_it_again_would_give_the_same(budget: float) -> None:
+    settings = HearingSettings(again_suppressed=4, weigh=True, budget_seconds=budget)  # every stage on
+    taken = heard_again = 0
+    for case in CASES:
+        command, cpu, steps = heard_with(settings, case)
+        row = {"cpu": cpu, "steps": steps}
+        for stage in (s.name for s in Cascade().stages if s.on(settings)):
+            same = unchanged_without(stage, row, budget)
+            without, cpu_without, _ = heard_with(settings.without(stage), case)
+            if same is None:
+                heard_again += 1
+                continue
+            taken += 1
+            assert without == command, (case, stage)
+            assert same["cpu"] == pytest.approx(cpu_without), (case, stage)
+    assert taken and heard_again
