@@ -36,16 +36,23 @@ py=.venv/bin/python
 step() { printf '[steps %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 wants() { [[ "$wanted" == *" $1 "* ]]; }
 
-# The fields of `assistant transcribe --json` that must agree: the command and its buttons.
-command_of() {
-    "$py" -c 'import json, sys
-r = json.loads(sys.stdin.read())
-c = r.get("command")
-if c is None:
-    print("no command")
-else:
-    slots = " ".join(f"{k}={v}" for k, v in c["slots"].items())
-    print(" ".join(filter(None, [c["intent"], slots, "-> buttons", r.get("buttons", "none")])))'
+# The fields of `assistant transcribe --json` that must agree, a line a clip: the clip, its command
+# and its buttons.
+commands_of() {
+    "$py" -c 'import json, os, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    c = r.get("command")
+    if c is None:
+        heard = "no command"
+    else:
+        slots = " ".join(f"{k}={v}" for k, v in c["slots"].items())
+        heard = " ".join(filter(None, [c["intent"], slots, "-> buttons", r.get("buttons", "none")]))
+    print(os.path.basename(r["file"]) + ": " + heard)'
+}
+# `assistant transcribe --json` of each clip given, in one process (scripts/arm64/transcribe.py says why)
+transcribe_each() {
+    PYTHONPATH="$checkout${PYTHONPATH:+:$PYTHONPATH}" "$py" "$here/transcribe.py" "$@"
 }
 
 if wants game; then
@@ -57,13 +64,9 @@ if wants commands; then
     # shellcheck disable=SC2206  # the glob is meant
     clips=("$here"/clips/${STEPS_CLIPS:-*.wav})
     step "transcribe: ${#clips[@]} clips with the default recognizer"
-    : >"$out/commands.txt"
-    : >"$out/heard.txt"
-    for clip in "${clips[@]}"; do
-        json="$("${assistant[@]}" transcribe --json "$clip")"
-        printf '%s: %s\n' "$(basename "$clip")" "$(command_of <<<"$json")" >>"$out/commands.txt"
-        printf '%s: %s\n' "$(basename "$clip")" "$json" >>"$out/heard.txt"
-    done
+    transcribe_each "${clips[@]}" >"$out/heard.txt"
+    commands_of <"$out/heard.txt" >"$out/commands.txt"
+    [ "$(wc -l <"$out/commands.txt")" = "${#clips[@]}" ] || { step "transcribe: not every clip was heard"; exit 1; }
 fi
 
 if wants models; then
@@ -73,13 +76,12 @@ fi
 
 if wants say; then
     step "say -o in both characters, heard back"
-    : >"$out/say.txt"
     : >"$out/say-lengths.txt"
     for voice in virus bsat1; do
         "${assistant[@]}" say -o "$scratch/$voice.wav" --voice "$voice" "Explore one zero zero." >>"$out/say-lengths.txt"
-        printf '%s says "Explore one zero zero.", heard as: %s\n' "$voice" \
-            "$("${assistant[@]}" transcribe --json "$scratch/$voice.wav" | command_of)" >>"$out/say.txt"
     done
+    transcribe_each "$scratch/virus.wav" "$scratch/bsat1.wav" | commands_of \
+        | sed -E 's/^(virus|bsat1)\.wav: /\1 says "Explore one zero zero.", heard as: /' >"$out/say.txt"
     sed -i "s#$scratch/##" "$out/say-lengths.txt"
 fi
 
