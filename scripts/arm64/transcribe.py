@@ -4,8 +4,8 @@ recognizers and their models) is opened once and hears every clip, as it hears e
 in a game.
 
 Why: under emulation (scripts/check-arm64.sh), the first Whisper encoding of a freshly loaded model
-costs minutes (about 5 with a busy machine; the next encodings with that model take seconds), so
-a process, or an ear, a clip made the check run past its time.
+costs minutes (the next encodings with that model take seconds), so a process, or an ear, a clip
+made the check run past its time.
 Usage: .venv/bin/python scripts/arm64/transcribe.py CLIP [CLIP ...]"""
 
 from __future__ import annotations
