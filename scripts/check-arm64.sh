@@ -273,14 +273,16 @@ failed=()
 say "inside: ./start.sh omega-virus --text --clock virtual --seed 7 (set-up first: system packages, .venv)"
 start_status=0
 as_pi 2400 "./start.sh omega-virus --text --clock virtual --seed 7 < scripts/arm64/moves.txt" \
-    >"$results/start.txt" 2>&1 || start_status=$?
+    >"$results/start.txt" 2>"$results/start-errors.txt" || start_status=$?
+# the game is what it writes on its output, as steps.sh's game.txt (its messages, as "End of
+# input", go to start-errors.txt with apt's and pip's)
 sed -n '/^BSAT1: Enter skill\.$/,$p' "$results/start.txt" >"$results/start-game.txt"
 if [ "$start_status" = 0 ] && cmp -s "$results/start-game.txt" "$reference/game.txt"; then
     matched+=("start.sh set up and played the reference game")
 else
-    failed+=("start.sh (exit $start_status; see last-run/start.txt)")
+    failed+=("start.sh (exit $start_status; see last-run/start.txt, start-errors.txt)")
 fi
-tail -n 5 "$results/start.txt" | sed 's/^/    /' >&2
+tail -n 5 "$results/start.txt" "$results/start-errors.txt" | sed 's/^/    /' >&2
 say "arm64 Python packages: $(as_pi 300 '.venv/bin/python -m pip list --format=freeze 2>/dev/null | wc -l') installed"
 
 if [ -x "$run$home/omega-assistant/.venv/bin/assistant" ]; then
