@@ -3,7 +3,7 @@
 # an x86 Debian machine, it tries that in an emulated arm64 Debian 12 (the base of Raspberry Pi
 # OS Bookworm), and compares what it gets with the same steps run natively on x86.
 #
-#   scripts/check-arm64.sh                   the check (40-50 minutes under emulation here)
+#   scripts/check-arm64.sh                   the check (20-25 minutes under emulation here)
 #   scripts/check-arm64.sh --x86-reference   write scripts/arm64/reference/* from this machine
 #                                            (the checkout's .venv; seconds, no root needed)
 #
