@@ -3,7 +3,7 @@
 # an x86 Debian machine, it tries that in an emulated arm64 Debian 12 (the base of Raspberry Pi
 # OS Bookworm), and compares what it gets with the same steps run natively on x86.
 #
-#   scripts/check-arm64.sh                   the check (40-50 minutes under emulation here)
+#   scripts/check-arm64.sh                   the check (20-25 minutes under emulation here)
 #   scripts/check-arm64.sh --x86-reference   write scripts/arm64/reference/* from this machine
 #                                            (the checkout's .venv; seconds, no root needed)
 #
@@ -13,8 +13,9 @@
 #     ($OMEGA_ARM64_CACHE, default /var/cache/omega-assistant: arm64-root is reused when there);
 #  2. copies that root into a fresh one for this run (arm64-run), gives it this machine's apt
 #     sources, pip settings and certificates, so it reaches the same registries, and bind-mounts
-#     /proc, /sys (onnxruntime reads the CPUs there), /dev and the local package folders pip is
-#     set to use; everything is unmounted on every way out;
+#     /proc (with a Raspberry Pi 5's /proc/cpuinfo, and qemu emulating its Cortex-A76: below),
+#     /sys (onnxruntime reads the CPUs there), /dev and the local package folders pip is set to
+#     use; everything is unmounted on every way out;
 #  3. copies the checkout in (git archive of HEAD: commit what you want checked) and, as the user
 #     pi, runs the README's first command, ./start.sh, with its set-up, playing a text game;
 #  4. runs scripts/arm64/steps.sh inside (a game, transcribing clips, say -o, doctor,
@@ -122,10 +123,30 @@ add_binfmt_with_credentials() {
         "${value[interpreter]}" >/proc/sys/fs/binfmt_misc/register
 }
 
+# The emulated CPU is a Raspberry Pi 5's (Cortex-A76; QEMU_CPU, which qemu-user reads from each
+# program's environment). qemu 7.2 (Debian 12's) passes the host's /proc/cpuinfo through
+# unchanged, an x86 one, where an arm64 program expects "CPU implementer" and "CPU part" lines:
+# onnxruntime 1.28 and later (its cpuinfo library) crash with a segmentation fault on import when
+# they read it, and import when it reads as a Pi 5's. So the root gets a Pi 5's /proc/cpuinfo,
+# with as many cores as this machine's /sys says (a Pi's kernel writes the same fields).
+export QEMU_CPU=cortex-a76
+pi5_cpuinfo() {
+    local cpu
+    for ((cpu = 0; cpu < $(nproc --all); cpu++)); do
+        printf 'processor\t: %d\nBogoMIPS\t: 108.00\n' "$cpu"
+        printf 'Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp\n'
+        printf 'CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x4\nCPU part\t: 0xd0b\nCPU revision\t: 1\n\n'
+    done
+    printf 'Revision\t: d04170\nSerial\t\t: 0000000000000000\nModel\t\t: Raspberry Pi 5 Model B Rev 1.0\n'
+}
+
 mount_system() {
     mkdir -p "$run/proc"
     mount -t proc proc "$run/proc"
     mounted+=("$run/proc")
+    pi5_cpuinfo >"$cache/cpuinfo"
+    mount --bind "$cache/cpuinfo" "$run/proc/cpuinfo"
+    mounted+=("$run/proc/cpuinfo")
     bind /sys /sys ro
     bind /dev /dev
     bind /dev/pts /dev/pts
@@ -165,6 +186,9 @@ fi
 say "a fresh copy of it for this run: $run"
 rm -rf "$run"
 cp -a --reflink=auto "$base" "$run"
+# sudo keeps the emulated CPU (apt, under start.sh's sudo, runs as a Pi 5 too)
+echo 'Defaults env_keep += "QEMU_CPU"' >"$run/etc/sudoers.d/020_qemu-cpu"
+chmod 440 "$run/etc/sudoers.d/020_qemu-cpu"
 
 # This machine's registries: apt's sources (the files apt reads), their keys, its network
 # settings, and its certificates (an egress proxy's CA among them).
@@ -237,7 +261,7 @@ fi
 # A command as the user pi, in the checkout, with a login's environment and this machine's pip settings.
 as_pi() {  # as_pi SECONDS COMMAND
     timeout --kill-after=30 "$1" chroot --userspec="$user:$user" "$run" \
-        env -i HOME="$home" USER="$user" LOGNAME="$user" SHELL=/bin/bash LANG=C.UTF-8 TERM=dumb \
+        env -i HOME="$home" USER="$user" LOGNAME="$user" SHELL=/bin/bash LANG=C.UTF-8 TERM=dumb QEMU_CPU="$QEMU_CPU" \
         PATH=/usr/local/bin:/usr/bin:/bin "${pip_env[@]}" \
         /bin/bash -c "cd ~/omega-assistant && $2"
 }
@@ -249,14 +273,16 @@ failed=()
 say "inside: ./start.sh omega-virus --text --clock virtual --seed 7 (set-up first: system packages, .venv)"
 start_status=0
 as_pi 2400 "./start.sh omega-virus --text --clock virtual --seed 7 < scripts/arm64/moves.txt" \
-    >"$results/start.txt" 2>&1 || start_status=$?
+    >"$results/start.txt" 2>"$results/start-errors.txt" || start_status=$?
+# the game is what it writes on its output, as steps.sh's game.txt (its messages, as "End of
+# input", go to start-errors.txt with apt's and pip's)
 sed -n '/^BSAT1: Enter skill\.$/,$p' "$results/start.txt" >"$results/start-game.txt"
 if [ "$start_status" = 0 ] && cmp -s "$results/start-game.txt" "$reference/game.txt"; then
     matched+=("start.sh set up and played the reference game")
 else
-    failed+=("start.sh (exit $start_status; see last-run/start.txt)")
+    failed+=("start.sh (exit $start_status; see last-run/start.txt, start-errors.txt)")
 fi
-tail -n 5 "$results/start.txt" | sed 's/^/    /' >&2
+tail -n 5 "$results/start.txt" "$results/start-errors.txt" | sed 's/^/    /' >&2
 say "arm64 Python packages: $(as_pi 300 '.venv/bin/python -m pip list --format=freeze 2>/dev/null | wc -l') installed"
 
 if [ -x "$run$home/omega-assistant/.venv/bin/assistant" ]; then

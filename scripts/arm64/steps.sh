@@ -28,7 +28,13 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 # The defaults, except where things are kept: the models folder and the voice cache start empty,
 # as on a fresh install (the Vosk model cannot be downloaded here, so both sides go without it).
-printf 'hearing:\n  models_dir: %s/models\nvoice:\n  cache_dir: %s/cache\n' "$scratch" "$scratch" >"$scratch/config.yaml"
+# And Whisper's CPU budget a command is the largest allowed: the budget is a rule about time, which
+# emulation (many times slower, unevenly) cannot judge, and the hybrid learns each stage's cost from
+# the utterances before, so under emulation every clip after the first was "over the budget". The
+# check compares what is heard; on x86 these clips are heard the same with it as with the default
+# (the references, made with the default, did not change).
+printf 'hearing:\n  models_dir: %s/models\n  budget_seconds: 120\nvoice:\n  cache_dir: %s/cache\n' \
+    "$scratch" "$scratch" >"$scratch/config.yaml"
 export ASSISTANT_CONFIG="$scratch/config.yaml" ASSISTANT_STATE_DIR="$scratch/state"
 assistant=(.venv/bin/assistant)
 py=.venv/bin/python
@@ -36,16 +42,23 @@ py=.venv/bin/python
 step() { printf '[steps %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 wants() { [[ "$wanted" == *" $1 "* ]]; }
 
-# The fields of `assistant transcribe --json` that must agree: the command and its buttons.
-command_of() {
-    "$py" -c 'import json, sys
-r = json.loads(sys.stdin.read())
-c = r.get("command")
-if c is None:
-    print("no command")
-else:
-    slots = " ".join(f"{k}={v}" for k, v in c["slots"].items())
-    print(" ".join(filter(None, [c["intent"], slots, "-> buttons", r.get("buttons", "none")])))'
+# The fields of `assistant transcribe --json` that must agree, a line a clip: the clip, its command
+# and its buttons.
+commands_of() {
+    "$py" -c 'import json, os, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    c = r.get("command")
+    if c is None:
+        heard = "no command"
+    else:
+        slots = " ".join(f"{k}={v}" for k, v in c["slots"].items())
+        heard = " ".join(filter(None, [c["intent"], slots, "-> buttons", r.get("buttons", "none")]))
+    print(os.path.basename(r["file"]) + ": " + heard)'
+}
+# `assistant transcribe --json` of each clip given, in one process (scripts/arm64/transcribe.py says why)
+transcribe_each() {
+    PYTHONPATH="$checkout${PYTHONPATH:+:$PYTHONPATH}" "$py" "$here/transcribe.py" "$@"
 }
 
 if wants game; then
@@ -57,13 +70,9 @@ if wants commands; then
     # shellcheck disable=SC2206  # the glob is meant
     clips=("$here"/clips/${STEPS_CLIPS:-*.wav})
     step "transcribe: ${#clips[@]} clips with the default recognizer"
-    : >"$out/commands.txt"
-    : >"$out/heard.txt"
-    for clip in "${clips[@]}"; do
-        json="$("${assistant[@]}" transcribe --json "$clip")"
-        printf '%s: %s\n' "$(basename "$clip")" "$(command_of <<<"$json")" >>"$out/commands.txt"
-        printf '%s: %s\n' "$(basename "$clip")" "$json" >>"$out/heard.txt"
-    done
+    transcribe_each "${clips[@]}" >"$out/heard.txt"
+    commands_of <"$out/heard.txt" >"$out/commands.txt"
+    [ "$(wc -l <"$out/commands.txt")" = "${#clips[@]}" ] || { step "transcribe: not every clip was heard"; exit 1; }
 fi
 
 if wants models; then
@@ -73,13 +82,12 @@ fi
 
 if wants say; then
     step "say -o in both characters, heard back"
-    : >"$out/say.txt"
     : >"$out/say-lengths.txt"
     for voice in virus bsat1; do
         "${assistant[@]}" say -o "$scratch/$voice.wav" --voice "$voice" "Explore one zero zero." >>"$out/say-lengths.txt"
-        printf '%s says "Explore one zero zero.", heard as: %s\n' "$voice" \
-            "$("${assistant[@]}" transcribe --json "$scratch/$voice.wav" | command_of)" >>"$out/say.txt"
     done
+    transcribe_each "$scratch/virus.wav" "$scratch/bsat1.wav" | commands_of \
+        | sed -E 's/^(virus|bsat1)\.wav: /\1 says "Explore one zero zero.", heard as: /' >"$out/say.txt"
     sed -i "s#$scratch/##" "$out/say-lengths.txt"
 fi
 
