@@ -202,8 +202,8 @@ def prepare() -> str | None:
     own, so that none of them looks for a server the plain way, which writes a link into
     ~/.config/pulse. Put back by ``stop_started_audio``."""
     found = find_server()
-    if found is None:
-        _use_private(private_folder())
+    if found is None or found == private_env(private_folder())["PULSE_SERVER"]:
+        _use_private(private_folder())  # (the tests' own, left running by another run: reached the same way)
     return found
 
 
