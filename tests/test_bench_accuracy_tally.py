@@ -1,8 +1,9 @@
-"""bench_accuracy splits wrong commands as the player meets them: a wrong command taken with
-doubt whose intent is not harmless is asked about first ("Explore one zero zero?"); every other
-wrong command is acted on. Checked on the real Command Center sentences and hearing events.
-And its ablation takes a clip's result without a stage from the run with it only when hearing
-it again without the stage gives the same (the real Ear and cascade, with given transcripts)."""
+"""bench_accuracy (its counting: tests/support/tally.py) splits wrong commands as the player
+meets them: a wrong command taken with doubt whose intent is not harmless is asked about first
+("Explore one zero zero?"); every other wrong command is acted on. Checked on the real Command
+Center sentences and hearing events. And its ablation takes a clip's result without a stage
+from the run with it only when hearing it again without the stage gives the same (the real Ear
+and cascade, with given transcripts)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from assistant.hearing.pipeline import Cascade
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
-from bench.bench_accuracy import Tally, asked_first, steps_kept, tally_json, unchanged_without
+from tests.support.tally import Tally, asked_first, steps_kept, tally_json, unchanged_without
 
 CARDS = game_module("msx-cards").sentences()
 

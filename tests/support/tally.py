@@ -1,0 +1,149 @@
+"""How the accuracy benchmark counts, shared with its tests: a result tallied as right, WRONG
+(acted on, or asked first) or missed; table talk taken; and a kept result reused for an ablation
+row only when hearing the clip again without the stage could not change it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from assistant.hearing.events import Doubted, Final, Transcript
+from assistant.hearing.pipeline import Cascade
+from assistant.sentences import SentenceSet
+
+
+def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[str, Any] | None:
+    """``row`` (a clip heard with every stage as configured) as it would be with ``stage`` switched
+    off, when that cannot change what was decided; None when the clip must be heard again.
+
+    Each decision of the clip (its steps, from "first" on) is unchanged when the cascade never
+    reached the stage (nor its second run inside ``again``), or when every run of it decided
+    nothing (verdict "nothing") and no stage after it was stopped by the budget that the stage's
+    own CPU seconds, not spent, would have let run (``Cascade.run``'s check: spent + expected over
+    the budget). The stages are deterministic on the same audio, so the stages after it decide
+    the same (the last stage stopped by the budget: the cascade ended there, as without it).
+    The row's CPU seconds lose the stage's own. The first stage (spot) has Whisper write the
+    audio for all: without it the next stage pays that, so a clip that reached it is heard again.
+    Rows whose steps are bare names (an earlier format) are unchanged only when the stage was
+    never reached."""
+    steps = row.get("steps")
+    if steps is None:
+        return None
+    if any(isinstance(step, str) for step in steps):
+        return row if all(step.split("/")[-1] != stage for step in steps) else None
+    saved = 0.0
+    decision_saved = 0.0
+    for name, verdict, seconds in steps:
+        if name == "first":
+            decision_saved = 0.0
+            continue
+        if name.split("/")[-1] == stage:
+            if stage == Cascade().stages[0].name:
+                return None  # the first stage has Whisper write the audio, which the others reuse
+            if verdict.startswith("stopped:") and stage == Cascade().stages[-1].name:
+                continue  # the last stage, stopped: the cascade ended there, as it does without it
+            if verdict != "nothing":
+                return None
+            decision_saved += seconds
+            saved += seconds
+        elif verdict.startswith("stopped:") and decision_saved > 0:
+            spent, expected = (float(x) for x in verdict.split(":")[1].split(" s ")[0].split("+"))
+            if spent - decision_saved + expected <= budget:
+                return None
+    return {**row, "cpu": row["cpu"] - saved} if row.get("cpu") is not None else dict(row)
+
+
+@dataclass
+class Tally:
+    """Commands right, WRONG (another command taken) and missed (none taken), counted apart;
+    table talk taken; wall-clock and CPU seconds per utterance.
+
+    A wrong command (or table talk) taken with doubt and not harmless is *asked first* in play
+    ("Explore one zero zero?": the live loop acts only on "yes"; ``asked_first``); the others are
+    *acted on*: the wrong moves a player suffers. ``wrong`` and ``taken`` count both."""
+
+    commands: int = 0
+    right: int = 0
+    wrong: int = 0
+    wrong_asked: int = 0
+    talk: int = 0
+    taken: int = 0
+    taken_asked: int = 0
+    seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    @property
+    def missed(self) -> int:
+        return self.commands - self.right - self.wrong
+
+    @property
+    def wrong_acted(self) -> int:
+        return self.wrong - self.wrong_asked
+
+    @property
+    def taken_acted(self) -> int:
+        return self.taken - self.taken_asked
+
+    def add(self, command: bool, ok: bool, took: bool, seconds: float, cpu: float | None,
+            asked: bool = False) -> None:
+        if command:
+            self.commands += 1
+            self.right += ok
+            self.wrong += (not ok) and took
+            self.wrong_asked += (not ok) and took and asked
+        else:
+            self.talk += 1
+            self.taken += took
+            self.taken_asked += took and asked
+        self.seconds.append(seconds)
+        if cpu is not None:
+            self.cpu.append(cpu)
+
+    def merge(self, other: Tally) -> None:
+        self.commands += other.commands
+        self.right += other.right
+        self.wrong += other.wrong
+        self.wrong_asked += other.wrong_asked
+        self.talk += other.talk
+        self.taken += other.taken
+        self.taken_asked += other.taken_asked
+        self.seconds += other.seconds
+        self.cpu += other.cpu
+
+
+def steps_kept(ear: Any, kept: list[tuple[str, str, float]]) -> Callable[[Transcript], Final]:
+    """``ear.decide``, also noting in ``kept`` the cascade's steps of each decision (name, verdict,
+    CPU seconds; one clip may be decided more than once: each utterance the first pass ends)."""
+    decide = ear.decide
+
+    def deciding(transcript: Transcript) -> Final:
+        decided: Final = decide(transcript)
+        kept.extend((step.stage, step.verdict, round(step.seconds, 4)) for step in ear.steps)
+        return decided
+
+    return deciding
+
+
+def asked_first(sentences: SentenceSet, result: Final) -> bool:
+    """Whether play asks before acting on ``result``: a command taken with doubt (``Doubted``) whose
+    intent is not ``harmless`` (``LiveLoop._take``: "Explore one zero zero?", acted on only after a
+    yes; a moment with no yes or no to ask with asks to say it again)."""
+    if not isinstance(result, Doubted) or result.command is None:
+        return False
+    intent = sentences.intents.get(result.command.intent)
+    return intent is None or not intent.harmless
+
+
+def tally_json(tally: Tally) -> dict[str, Any]:
+    def q(values: Sequence[float], p: float) -> float | None:
+        return float(np.percentile(values, p)) if values else None
+
+    return {"commands": tally.commands, "right": tally.right, "wrong": tally.wrong,
+            "wrong_acted_on": tally.wrong_acted, "wrong_asked_first": tally.wrong_asked, "missed": tally.missed,
+            "table_talk": tally.talk, "table_talk_taken": tally.taken,
+            "table_talk_acted_on": tally.taken_acted, "table_talk_asked_first": tally.taken_asked,
+            "cpu_median_s": q(tally.cpu, 50), "cpu_p90_s": q(tally.cpu, 90),
+            "wall_median_s": q(tally.seconds, 50), "wall_p90_s": q(tally.seconds, 90)}
