@@ -15,9 +15,9 @@ from typing import Any
 from assistant.engine import Command, Say
 from assistant.games import planets
 from assistant.games.planets.engine import CARDS_TO_WIN, MONSTER_CARDS, PlanetsGame
-from tests.harness import handle_or_refuse
+from tests.harness import RANDOM_GAMES, handle_or_refuse
 
-GAMES = 10_000
+GAMES = RANDOM_GAMES  # tests/harness.py
 COLORS = ["red", "blue", "green", "yellow", "white", "orange"]
 NAMES = ["anna", "ben", "mark", "zoe"]
 ALL_INTENTS = ["players", "name", "spin", "next", "landed_intruder", "landed_player", "intruder_landed",
@@ -148,6 +148,6 @@ def play_one(seed: int) -> int:
     return refused
 
 
-def test_ten_thousand_random_games_account_for_all_twelve_monster_cards() -> None:
+def test_random_games_account_for_all_twelve_monster_cards() -> None:
     refused = sum(play_one(seed) for seed in range(GAMES))
     assert refused > GAMES

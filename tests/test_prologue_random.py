@@ -15,9 +15,9 @@ from typing import Any
 from assistant.engine import Command, Say
 from assistant.games import prologue
 from assistant.games.prologue.engine import ROUNDS, SCORING_CARDS, Phase, PrologueGame
-from tests.harness import handle_or_refuse
+from tests.harness import RANDOM_GAMES, handle_or_refuse
 
-GAMES = 10_000
+GAMES = RANDOM_GAMES  # tests/harness.py
 NAMES = ["anna", "ben", "sam", "zoe"]
 ALL_INTENTS = ["ready", "name", "done", "not_done", "who", "points", "time", "status", "repeat"]
 
@@ -153,7 +153,7 @@ def play_one(seed: int) -> tuple[int, int]:
     return refused, len(g.awards)
 
 
-def test_ten_thousand_random_games_keep_the_score_right() -> None:
+def test_random_games_keep_the_score_right() -> None:
     refused = 0
     for seed in range(GAMES):
         n, _ = play_one(seed)
