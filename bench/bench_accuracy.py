@@ -349,7 +349,7 @@ def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed:
 
 #: What a kept result row holds (a change here keeps earlier rows from being reused): v2 added
 #: "asked" (asked about before acting, ``asked_first``).
-ROW_FORMAT = "rows v3: asked, steps"
+ROW_FORMAT = "rows v4: asked, steps, expected, condition, voice"
 
 
 def run_engine(engine: str, settings: HearingSettings, games: dict[str, SentenceSet],
@@ -435,7 +435,9 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                 got = result.command if isinstance(result, Transcript) else None
                 ok = got == expected if expected is not None else got is None
                 described = f"{got.intent} {dict(got.slots)}" if got is not None else "nothing"
-                row = {"key": key, "ok": ok, "got": described, "heard": result.heard, "seconds": seconds,
+                wanted = f"{expected.intent} {dict(expected.slots)}" if expected is not None else None
+                row = {"key": key, "ok": ok, "got": described, "expected": wanted, "condition": condition.name,
+                       "voice": label(speaker), "heard": result.heard, "seconds": seconds,
                        "cpu": cpu, "asked": asked_first(ear.sentences, result), "steps": list(stages_run)}
                 if out is not None:
                     out.write(json.dumps(row) + "\n")

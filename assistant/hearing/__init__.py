@@ -90,6 +90,12 @@ class HearingSettings:
     #: how near Whisper's own transcript a command weighed on that second hearing must come
     again_within: float = default("hearing.whisper.again_within")
     budget_seconds: float = default("hearing.budget_seconds")
+    closed: bool = default("hearing.whisper.closed")
+    closed_beam: int = default("hearing.whisper.closed_beam")
+    closed_margin: float = default("hearing.whisper.closed_margin")
+    closed_fit: float = default("hearing.whisper.closed_fit")
+    closed_ask_fit: float = default("hearing.whisper.closed_ask_fit")
+    closed_window: bool = default("hearing.whisper.closed_window")
 
     @property
     def weigh_distance(self) -> float:

@@ -119,6 +119,23 @@ class WordGraph:
         return any(label == word and dst in targets
                    for t in self._closure[state] for label, dst in self.edges[t])
 
+    def start_states(self) -> frozenset[int]:
+        """Where every sentence starts (closed over empty steps)."""
+        return self._closure[self.start]
+
+    def following(self, states: frozenset[int]) -> dict[str, frozenset[int]]:
+        """Each word that may come next from ``states``, and the (closed) states after it."""
+        out: dict[str, frozenset[int]] = {}
+        for state in states:
+            for label, dst in self.edges[state]:
+                if label is not None:
+                    out[label] = out.get(label, frozenset()) | self._closure[dst]
+        return out
+
+    def ends(self, states: frozenset[int]) -> bool:
+        """Whether a sentence may end in ``states``."""
+        return self.final in states
+
     def accepts(self, words: list[str]) -> bool:
         return self.final in self._forward(words)[-1]
 

@@ -5,6 +5,10 @@ through these stages, each a small class that declares its own settings (``Setti
 default, limits, one line of doc), decides one thing and reports what it decided and the CPU
 time it cost:
 
+    closed        Whisper held to the grammar (closed.py): the allowed sentence it finds likeliest
+                  is taken when it is clearly likelier than any of another command and not far
+                  below Whisper's own reading; otherwise nothing is. On (the default), it decides
+                  every utterance alone, and the stages below, the free text's, do not run.
     spot          Whisper writes the utterance (its best transcripts, prompted with the game's
                   examples); a command spotted in the best one is taken.
     unprompted    Whisper writes it again without the prompt; a command spotted there is taken.
@@ -20,8 +24,9 @@ time it cost:
 Every stage has a stable short name and one switch setting (``Stage.switch``): off, it is
 skipped (``veto`` off lets the first pass's command stand). ``HearingSettings.without(*names)``
 switches stages off for an ablation. Before each stage the driver asks whether its expected
-CPU time still fits ``hearing.budget_seconds``; when it does not, the cascade stops and the
-utterance is ``OverBudget`` (the player is asked to say it again at once).
+CPU time (learned per second of audio, from what it cost here) still fits
+``hearing.budget_seconds``; when it does not, the cascade stops and the utterance is
+``OverBudget`` (the player is asked to say it again at once).
 
 A command is *doubted* (``Doubted``) when a stage that guesses took it (``Stage.sure`` False:
 unprompted, runners_up, weigh, as_sentences, again) and the first pass did not take the same
@@ -46,6 +51,7 @@ from assistant.hearing.events import Doubted, Final, NotAllowedNow, NotRecognize
 from assistant.schema import Setting
 
 if TYPE_CHECKING:
+    from assistant.hearing.closed import Sentence
     from assistant.hearing.grammar import WordGraph
     from assistant.sentences import SentenceSet
 
@@ -93,6 +99,8 @@ class Ear(Protocol):
 
     def spot(self, text: str) -> Final: ...
 
+    def graph_for(self, intents: Iterable[str]) -> WordGraph: ...
+
 
 class HearingSettings(Protocol):
     """What the stages read of ``assistant.hearing.HearingSettings`` (a Protocol, so this module
@@ -109,6 +117,11 @@ class HearingSettings(Protocol):
     again_suppressed: int
     again_within: float
     budget_seconds: float
+    closed_beam: int
+    closed_margin: float
+    closed_fit: float
+    closed_ask_fit: float
+    closed_window: bool
 
     @property
     def weigh_distance(self) -> float: ...
@@ -116,6 +129,12 @@ class HearingSettings(Protocol):
 
 class Transcriber(Protocol):
     def transcribe(self, audio: bytes, prompt: str = "") -> str: ...
+
+    def listen(self, audio: bytes, short: bool = False) -> bool: ...
+
+    def held_to(self, graph: WordGraph, beam: int, keep: int = 8) -> list[Sentence]: ...
+
+    def own_reading(self) -> tuple[str, float]: ...
 
     def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]: ...
 
@@ -160,6 +179,8 @@ class Case:
     #: the veto's verdict, given when no later stage takes a command
     vetoed: NotRecognized | None = None
     steps: list[Step] = field(default_factory=list)
+    #: what a stage measured, for its step's verdict (traces, benchmarks' studies)
+    notes: dict[str, str] = field(default_factory=dict)
 
     @property
     def first_taken(self) -> Transcript | None:
@@ -192,8 +213,8 @@ class Stage:
     SETTINGS: ClassVar[tuple[Setting[Any], ...]]
     #: False: a command this stage takes is doubted (it guesses)
     sure: ClassVar[bool] = False
-    #: CPU seconds one run typically costs on the 2-core x86 machine it was measured on, the
-    #: budget's estimate until this process has timed the stage itself
+    #: CPU seconds one run typically costs for a 2 s utterance on the 2-core x86 machine it was
+    #: measured on, the budget's estimate until this process has timed the stage itself
     typical_seconds: ClassVar[float] = 0.0
 
     @property
@@ -209,6 +230,135 @@ class Stage:
     def skipped(self, case: Case) -> Final | None:
         """The decision when the stage is switched off (None: go on without it)."""
         return None
+
+
+@dataclass(frozen=True)
+class HeldTo:
+    """What the grammar search found, in Whisper's log probabilities: the likeliest allowed
+    sentence (and how many words it has), the likeliest of another command, Whisper's own
+    unconstrained reading; and whether the first pass took the same command ("same"), another
+    ("other") or none ("none")."""
+
+    best: float
+    other: float
+    own: float
+    words: int = 1
+    first: str = "none"
+
+    @property
+    def margin(self) -> float:
+        """How much likelier the best sentence is than any sentence of another command."""
+        return self.best - self.other
+
+    @property
+    def fit(self) -> float:
+        """How much less likely the best sentence is than Whisper's own reading, per token of
+        it (its words and its end): a long sentence said in noise strays further in all than a
+        short one, table talk forced onto a short command strays far at every token."""
+        return (self.best - self.own) / (self.words + 1)
+
+    def note(self) -> str:
+        return (f"best {self.best:.2f} other {self.other:.2f} own {self.own:.2f} words {self.words} "
+                f"first {self.first}")
+
+    @classmethod
+    def from_note(cls, verdict: str) -> HeldTo | None:
+        """The figures in a step's verdict (``note``), for studies that replay ``Closed.takes``."""
+        words = verdict.replace("[", " ").replace("]", " ").split()
+        try:
+            at = words.index("best")
+            return cls(float(words[at + 1]), float(words[at + 3]), float(words[at + 5]), int(words[at + 7]),
+                       words[at + 9])
+        except (ValueError, IndexError):
+            return None
+
+
+class Closed(Stage):
+    """Whisper held to the grammar (assistant/hearing/closed.py): of the sentences allowed now,
+    the one Whisper finds likeliest is heard when the first pass took the same command, or when
+    it is clearly likelier than any sentence of another command (``closed_margin``) and near
+    what Whisper would write freely (``closed_fit``, per token: table talk is far likelier as
+    itself than as any command); a little farther (``closed_ask_fit``), it is doubted (asked
+    about). Otherwise nothing is taken. On, it decides every utterance alone: the stages after
+    it are the free text's (off)."""
+
+    name = "closed"
+    sure = True
+    typical_seconds = 0.5
+    SETTINGS = (
+        Setting("hearing.whisper.closed", True, "Decide by the allowed sentence Whisper finds likeliest (off: spot "
+                "commands in its free text, and the stages after that)."),
+        Setting("hearing.whisper.closed_beam", 6, "Sentences under way in that search.", minimum=1, maximum=32),
+        Setting("hearing.whisper.closed_margin", 4.5, "How much likelier (natural log) the best sentence must be "
+                "than any sentence of another command, unless the first pass took the same.",
+                minimum=0.0, maximum=50.0),
+        Setting("hearing.whisper.closed_fit", 0.1, "How much less likely (natural log, per token) it may be than "
+                "Whisper's own reading to be heard.", minimum=0.0, maximum=20.0),
+        Setting("hearing.whisper.closed_ask_fit", 2.0, "...and to be taken with doubt (asked about).",
+                minimum=0.0, maximum=20.0),
+        Setting("hearing.whisper.closed_window", True, "Encode only the utterance, not Whisper's 30 s (about 20 "
+                "times cheaper)."),
+    )
+
+    @staticmethod
+    def verdict(held: HeldTo, settings: HearingSettings) -> str:
+        """The decision rule on the figures alone (studies replay it from kept verdicts):
+        "heard", "doubted" or "" (nothing taken)."""
+        if held.first == "same":
+            return "heard"  # two recognizers agree
+        if held.margin < settings.closed_margin:
+            return ""
+        if held.fit >= -settings.closed_fit:
+            return "heard"
+        return "doubted" if held.fit >= -settings.closed_ask_fit else ""
+
+    def run(self, case: Case) -> Final | None:
+        s = case.settings
+        transcriber = case.transcriber
+        if not transcriber.listen(case.audio, s.closed_window):
+            return NotRecognized("", "too short for Whisper", 0.0)
+        found = transcriber.held_to(case.ear.graph, s.closed_beam)
+        reading, own = transcriber.own_reading()
+        sentences = case.ear.sentences
+        intents = case.ear.graph.intents
+        commands = [sentences.match(list(sentence.words), intents) for sentence in found]
+        if not found or commands[0] is None:
+            return self._nothing(case, reading, "no allowed sentence found")
+        best, command = found[0], commands[0]
+        other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
+        first = case.first_command
+        held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words),
+                      "none" if first is None else "same" if first == command else "other")
+        case.notes[self.name] = f"{best.text!r} [{held.note()}]"
+        verdict = self.verdict(held, s)
+        if verdict == "heard":
+            return Transcript(best.text, 1.0, reading, command)
+        if verdict == "doubted":
+            return Doubted(best.text, 0.5, reading, command,
+                           why=f"Whisper held to the grammar, {-held.fit:.1f} per token below its own reading")
+        return self._nothing(case, reading, f"Whisper held to the grammar: {best.text!r} not clear "
+                                            f"(margin {held.margin:.1f}, fit {held.fit:.2f})")
+
+    def _nothing(self, case: Case, reading: str, why: str) -> Final:
+        """Nothing taken: a command the rules do not allow now, said clearly, is named (its reason
+        is spoken): one spotted in Whisper's reading, or the likeliest sentence of the whole game
+        when the same rule would have heard it; else not understood."""
+        if case.ear.sentences.words(reading):
+            opinion = case.ear.spot(reading)
+            if isinstance(opinion, NotAllowedNow):
+                return opinion
+        whole = case.ear.graph_for(case.ear.sentences.intents)
+        if whole.intents != case.ear.graph.intents:
+            found = case.transcriber.held_to(whole, case.settings.closed_beam)
+            commands = [case.ear.sentences.match(list(sentence.words)) for sentence in found]
+            if found and commands[0] is not None and commands[0].intent not in case.ear.graph.intents:
+                command = commands[0]
+                other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
+                held = HeldTo(found[0].logprob, max(other, -999.0), case.transcriber.own_reading()[1],
+                              len(found[0].words))
+                if self.verdict(held, case.settings) == "heard":
+                    return NotAllowedNow(found[0].text, f"{command.intent} is not allowed now", 0.0, command=command)
+        return NotRecognized(reading, why, 0.0)
 
 
 class Spot(Stage):
@@ -407,6 +557,12 @@ BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper
                  "once. Estimates: Raspberry Pi 5 3.0, Pi 4 5.0.", minimum=0.0, maximum=120.0)
 
 
+#: The audio length a stage's typical_seconds is for, and the least length a cost is scaled to
+TYPICAL_AUDIO = 2.0
+MIN_AUDIO = 1.0
+BYTES_PER_SECOND = 32_000  # 16 kHz, 16-bit
+
+
 class Cascade:
     """The driver: runs the stages in order, times each, keeps to the budget, and says whether
     the command it took is doubted. ``steps`` of the last decision are kept for traces and
@@ -416,9 +572,12 @@ class Cascade:
     LEARN = 0.3
 
     def __init__(self) -> None:
-        self.stages: list[Stage] = [Spot(), Unprompted(), Veto(), RunnersUp(), Weigh(), AsSentences()]
+        self.stages: list[Stage] = [Closed(), Spot(), Unprompted(), Veto(), RunnersUp(), Weigh(), AsSentences()]
         self.stages.append(Again(self))
-        self.expected: dict[str, float] = {stage.name: stage.typical_seconds for stage in self.stages}
+        #: each stage's expected CPU seconds per second of audio heard (its cost grows with the
+        #: utterance: the grammar search's encoding and decoding do), learned as it runs
+        self.typical: dict[str, float] = {stage.name: stage.typical_seconds / TYPICAL_AUDIO for stage in self.stages}
+        self.expected = dict(self.typical)
         self.steps: list[Step] = []
         #: CPU seconds spent on the utterance under way
         self.spent = 0.0
@@ -447,9 +606,13 @@ class Cascade:
                 if decided is not None:
                     return decided
                 continue
-            expected = self.expected[stage.name]
+            seconds = max(len(case.audio) / BYTES_PER_SECOND, MIN_AUDIO)
+            expected = self.expected[stage.name] * seconds
             if self.spent + expected > budget:
                 case.steps.append(Step(name, f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"))
+                # a stage not run learns nothing: its expectation drifts back towards the typical, so
+                # one slow utterance cannot keep it from every later one
+                self.expected[stage.name] += self.LEARN * (self.typical[stage.name] - self.expected[stage.name])
                 if case.texts is None or (case.first_command is not None and case.vetoed is None):
                     # nothing decided yet: better "Say again?" now than an answer too late
                     heard = case.first.heard if isinstance(case.first, NotRecognized) else case.first.text
@@ -460,7 +623,7 @@ class Cascade:
             decided = stage.run(case)
             cost = self.clock() - start
             self.spent = spent + cost  # ``again``'s own stages counted once, in its cost
-            self.expected[stage.name] += self.LEARN * (cost - self.expected[stage.name])
+            self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
             case.steps.append(Step(name, _verdict(stage, decided, case), cost, _command(decided)))
             if decided is not None:
                 return decided
@@ -494,9 +657,13 @@ def _verdict(stage: Stage, decided: Final | None, case: Case) -> str:
     """A stage's verdict, for traces: took, confirmed, vetoed or nothing."""
     if decided is None:
         return "vetoed the first pass's command" if isinstance(stage, Veto) and case.vetoed else "nothing"
+    if not isinstance(decided, Transcript) or decided.command is None:
+        note = f" {case.notes[stage.name]}" if stage.name in case.notes else ""
+        return f"decided: nothing taken{note}"
     command = _command(decided)
     what = command.to_json() if command is not None else "-"
-    return f"confirmed {what}" if decided is case.first else f"took {what}"
+    note = f" {case.notes[stage.name]}" if stage.name in case.notes else ""
+    return (f"confirmed {what}" if decided is case.first else f"took {what}") + note
 
 
 def _command(decided: Final | None) -> Command | None:

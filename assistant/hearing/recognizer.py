@@ -152,14 +152,19 @@ class Ear:
     def intents(self) -> frozenset[str]:
         return (self._pending or self.graph).intents
 
-    def set_intents(self, intents: Iterable[str]) -> None:
-        """Listen for these intents from the next utterance on (now, if none is under way)."""
+    def graph_for(self, intents: Iterable[str]) -> WordGraph:
+        """The word graph of these intents (built once)."""
         key = frozenset(n for n in self.sentences.intents if n in set(intents))
-        if key == self.intents:
-            return
         graph = self._graphs.get(key)
         if graph is None:
             graph = self._graphs[key] = WordGraph(self.sentences, key)
+        return graph
+
+    def set_intents(self, intents: Iterable[str]) -> None:
+        """Listen for these intents from the next utterance on (now, if none is under way)."""
+        graph = self.graph_for(intents)
+        if graph.intents == self.intents:
+            return
         if self._in_utterance:
             self._pending = graph
         else:

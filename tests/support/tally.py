@@ -41,7 +41,7 @@ def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[st
             decision_saved = 0.0
             continue
         if name.split("/")[-1] == stage:
-            if stage == Cascade().stages[0].name:
+            if stage == "spot":
                 return None  # the first stage has Whisper write the audio, which the others reuse
             if verdict.startswith("stopped:") and stage == Cascade().stages[-1].name:
                 continue  # the last stage, stopped: the cascade ended there, as it does without it
