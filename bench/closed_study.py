@@ -1,11 +1,11 @@
 """Choose the grammar search's thresholds (``hearing.whisper.closed_margin``, ``closed_fit`` and
 ``closed_ask_fit``) from clips the accuracy benchmark heard, replaying the real decision rule.
 
-Run ``bench/bench_accuracy.py --engines hybrid --cache DIR --config FILE`` first with a FILE
-that lets the closed stage take every best sentence (``closed_margin: 0``, ``closed_fit: 50``,
-``budget_seconds: 120``): each clip's row keeps the stage's figures in its verdict (the best
-sentence's log probability and length, the best of another command's, Whisper's own reading's,
-whether the first pass took the same command). This study reads those rows (``--rows
+Run ``bench/bench_accuracy.py --engines hybrid --cache DIR --config bench/closed_study.yaml``
+first (it lets the closed stage take every best sentence, and no budget stop it): each clip's
+row keeps the stage's figures in its verdict (the best sentence's log probability and length,
+the best of another command's, Whisper's own reading's, whether the first pass took the same
+command). This study reads those rows (``--rows
 DIR/results/hybrid-*.jsonl``) and, for every set of thresholds on a grid, replays
 ``pipeline.Closed.verdict`` on them: a clip is right, WRONG, missed, asked about (rightly or
 wrongly), or (table talk) taken or asked about, exactly as a run with those thresholds would
@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.hearing import HearingSettings  # noqa: E402
 from assistant.hearing.pipeline import Closed, HeldTo  # noqa: E402
+from bench.results import Results  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "many commands right")
     parser.add_argument("--ask", type=float, default=0.25, help="what asking about a command said right costs, in "
                         "commands right")
+    parser.add_argument("--results", default="", help="also write bench/results/NAME.md")
+    parser.add_argument("--note", action="append", default=[], help="a line for the results file's header")
     args = parser.parse_args(argv)
+    results = Results(args.results or "unused", "The closed stage's thresholds, replayed on kept figures",
+                      ["bench/closed_study.py", *(sys.argv[1:] if argv is None else argv)])
+    results.notes.extend(args.note)
+    with results.capture():
+        study(args)
+    if args.results:
+        results.write()
+    return 0
+
+
+def study(args: argparse.Namespace) -> None:
     rows = read_rows(args.rows)
     base = HearingSettings()
     print(f"{len(rows)} clips ({sum(r.talk for r in rows)} table talk), "
@@ -139,7 +153,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line("  all", count(rows, settings)))
         for condition in sorted({r.condition for r in rows}):
             print(line(f"  {condition}", count([r for r in rows if r.condition == condition], settings)))
-    return 0
 
 
 if __name__ == "__main__":
