@@ -1,11 +1,11 @@
-"""Choose the grammar search's thresholds (``hearing.whisper.closed_margin``, ``closed_fit`` and
-``closed_ask_fit``) from clips the accuracy benchmark heard, replaying the real decision rule.
+"""Choose the grammar search's thresholds (``hearing.whisper.closed_margin``, ``closed_fit``,
+``closed_ask_fit`` and ``closed_stop``) from clips the accuracy benchmark heard, replaying the real decision rule.
 
 Run ``bench/bench_accuracy.py --engines hybrid --cache DIR --config bench/closed_study.yaml``
 first (it lets the closed stage take every best sentence, and no budget stop it): each clip's
 row keeps the stage's figures in its verdict (the best sentence's log probability and length,
 the best of another command's, Whisper's own reading's, whether the first pass took the same
-command). This study reads those rows (``--rows
+command, how likely Whisper found stopping after the best). This study reads those rows (``--rows
 DIR/results/hybrid-*.jsonl``) and, for every set of thresholds on a grid, replays
 ``pipeline.Closed.verdict`` on them: a clip is right, WRONG, missed, asked about (rightly or
 wrongly), or (table talk) taken or asked about, exactly as a run with those thresholds would
@@ -14,7 +14,7 @@ have decided it.
 It prints the grid's best by the rule the stages were chosen by: right - 5 x (wrong + table
 talk taken, acted on) - (wrong commands and table talk asked about: a question the player
 answers "no"), a command right but asked about counting 0.75 (the player's "yes"), and the
-figures of any set asked for (``--set MARGIN,FIT,ASK_FIT``).
+figures of any set asked for (``--set MARGIN,FIT,ASK_FIT,STOP``).
 Choose on the TUNING set's rows; report the held-out set by running bench_accuracy with the
 chosen set.
 """
@@ -110,7 +110,7 @@ def line(name: str, c: Count) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=Path, nargs="+", required=True, help="bench_accuracy's kept rows (.jsonl)")
-    parser.add_argument("--set", action="append", default=[], help="MARGIN,FIT,ASK_FIT to show in detail")
+    parser.add_argument("--set", action="append", default=[], help="MARGIN,FIT,ASK_FIT,STOP to show in detail")
     parser.add_argument("--weight", type=float, default=5.0, help="a wrong command or table talk taken costs this "
                         "many commands right")
     parser.add_argument("--ask", type=float, default=0.25, help="what asking about a command said right costs, in "
@@ -134,26 +134,28 @@ def study(args: argparse.Namespace) -> None:
     print(f"{len(rows)} clips ({sum(r.talk for r in rows)} table talk), "
           f"{sum(r.held is None for r in rows)} without the closed stage's figures")
     grid = []
-    for margin in [x / 2 for x in range(0, 21)]:
-        for fit in [x / 10 for x in range(0, 31)]:
-            for ask in [x / 5 for x in range(0, 21)]:
-                if ask < fit:
-                    continue
-                c = count(rows, replace(base, closed_margin=margin, closed_fit=fit, closed_ask_fit=ask))
-                grid.append((c.score(args.weight, args.ask), margin, fit, ask, c))
-    grid.sort(key=lambda g: (-g[0], -g[1], g[2], g[3]))
+    for stop in (0.5, 1.0, 1.5, 2.0, 3.0, 50.0):
+        for margin in [x / 2 for x in range(0, 21)]:
+            for fit in [x / 10 for x in range(0, 21)]:
+                for ask in [x / 5 for x in range(0, 21, 2)]:
+                    if ask < fit:
+                        continue
+                    c = count(rows, replace(base, closed_margin=margin, closed_fit=fit, closed_ask_fit=ask,
+                                            closed_stop=stop))
+                    grid.append((c.score(args.weight, args.ask), margin, fit, ask, stop, c))
+    grid.sort(key=lambda g: (-g[0], -g[1], g[2], g[3], g[4]))
     print(f"best by right - {args.ask:g} x right asked first - {args.weight:g} x (wrong + table talk taken) - "
           "(wrong + table talk asked about):")
-    for score, margin, fit, ask, c in grid[:12]:
-        print(f"  margin {margin:4.1f} fit {fit:3.1f} ask_fit {ask:3.1f}  score {score:6.1f}  " + line("", c))
-    chosen = [tuple(float(x) for x in p.split(",")) for p in args.set] or [grid[0][1:4]]
-    for margin, fit, ask in chosen:
-        settings = replace(base, closed_margin=margin, closed_fit=fit, closed_ask_fit=ask)
-        print(f"\nmargin {margin} fit {fit} ask_fit {ask}:")
+    for score, margin, fit, ask, stop, c in grid[:12]:
+        print(f"  margin {margin:4.1f} fit {fit:3.1f} ask_fit {ask:3.1f} stop {stop:4.1f}  score {score:6.1f}  "
+              + line("", c))
+    chosen = [tuple(float(x) for x in p.split(",")) for p in args.set] or [grid[0][1:5]]
+    for margin, fit, ask, stop in chosen:
+        settings = replace(base, closed_margin=margin, closed_fit=fit, closed_ask_fit=ask, closed_stop=stop)
+        print(f"\nmargin {margin} fit {fit} ask_fit {ask} stop {stop}:")
         print(line("  all", count(rows, settings)))
         for condition in sorted({r.condition for r in rows}):
             print(line(f"  {condition}", count([r for r in rows if r.condition == condition], settings)))
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

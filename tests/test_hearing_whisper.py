@@ -302,8 +302,8 @@ def test_what_whisper_took_nothing_from_is_heard_again_through_the_suppressor(
     from assistant.hearing.audio import suppress_noise
     from tests.support.spoken import add_noise
 
-    ear = open_ear(HearingSettings(recognizer="hybrid", again_suppressed=4, budget_seconds=60.0), OMEGA, MOVE,
-                   engine="hybrid", fallback=False)
+    ear = open_ear(HearingSettings(recognizer="hybrid", closed=False, again_suppressed=4, budget_seconds=60.0),
+                   OMEGA, MOVE, engine="hybrid", fallback=False)
     assert ear.second is not None and ear.second.again_suppressed == 4
     heard: list[bytes] = []
     transcriber = ear.second.transcriber
@@ -414,14 +414,14 @@ def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_tr
     weighing, nothing is taken."""
     cards = game_module("msx-cards").sentences()
     clip = maker.say("attack", voice)
-    weighing = open_ear(HearingSettings(recognizer="hybrid", weigh=True, budget_seconds=60.0), cards, None,
-                        engine="hybrid", fallback=False)
+    weighing = open_ear(HearingSettings(recognizer="hybrid", closed=False, weigh=True, budget_seconds=60.0), cards,
+                        None, engine="hybrid", fallback=False)
     misheard(weighing, MISHEARD, monkeypatch)
     heard = weighing.hear(clip)
     assert isinstance(heard, Transcript) and heard.command == Command("attack", {}), heard
     assert heard.heard == "Hit that.", heard  # taken from the mishearing, by weighing it
-    plain = open_ear(HearingSettings(recognizer="hybrid", weigh=True, score_nearest=0, budget_seconds=60.0), cards,
-                     None, engine="hybrid", fallback=False)
+    plain = open_ear(HearingSettings(recognizer="hybrid", closed=False, weigh=True, score_nearest=0,
+                                     budget_seconds=60.0), cards, None, engine="hybrid", fallback=False)
     misheard(plain, MISHEARD, monkeypatch)
     assert not isinstance(plain.hear(clip), Transcript)
 
@@ -432,8 +432,8 @@ def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_tr
 def test_weighing_takes_no_table_talk(maker: ClipMaker, game: str, line: str) -> None:
     # The last: talk that starts with a command ("keep going") is not taken, because Whisper,
     # made to write "Keep going.", would go on writing.
-    ear = open_ear(HearingSettings(recognizer="hybrid", weigh=True), game_module(game).sentences(), None,
-                   engine="hybrid", fallback=False)
+    ear = open_ear(HearingSettings(recognizer="hybrid", closed=False, weigh=True), game_module(game).sentences(),
+                   None, engine="hybrid", fallback=False)
     for voice in OTHER_VOICES:
         heard = ear.hear(maker.say(line, voice))
         assert isinstance(heard, NotRecognized), (voice.label, heard)
@@ -455,7 +455,7 @@ def test_whisper_scores_a_text_it_would_not_end_with_as_impossible(maker: ClipMa
 def test_the_last_try_takes_no_table_talk_said_clearly(maker: ClipMaker, game: str, line: str) -> None:
     # As push-to-talk has it (as_sentences on): Whisper writes the talk once more under the
     # sentence prompt, for real, and nothing is taken.
-    ear = open_ear(HearingSettings(recognizer="hybrid", as_sentences=True, budget_seconds=60.0),
+    ear = open_ear(HearingSettings(recognizer="hybrid", closed=False, as_sentences=True, budget_seconds=60.0),
                    game_module(game).sentences(), None, engine="hybrid", fallback=False)
     assert ear.second is not None
     transcriber = ear.second.transcriber

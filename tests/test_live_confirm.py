@@ -14,6 +14,7 @@ import pytest
 
 from assistant.engine import Command
 from assistant.hearing import HearingSettings
+from assistant.hearing.closed import Sentence
 from assistant.hearing.events import Doubted, OverBudget, Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, Ear, SecondOpinion
@@ -103,7 +104,7 @@ def table(game: str, moves: Sequence[str], settings: HearingSettings | None = No
     for move in moves:
         session.press(move.split()[1:]) if move.startswith("press") else session.hear(move)
     whisper, first = Whisper(), FirstPass()
-    hearing = settings or HearingSettings(again_suppressed=0)
+    hearing = settings or HearingSettings(again_suppressed=0, closed=False)
     ear = Ear(first, session.sentences, session.allowed_intents(),
               second=SecondOpinion(whisper, Spotter(session.sentences), hearing))  # type: ignore[arg-type]
     acted: list[Command] = []
@@ -185,14 +186,15 @@ def test_the_ear_gives_a_doubted_command_and_its_stage() -> None:
 
 
 def test_over_the_budget_the_player_is_asked_to_say_it_again_at_once() -> None:
-    t = table("prologue", [], HearingSettings(again_suppressed=0, budget_seconds=0.0))
+    t = table("prologue", [], HearingSettings(again_suppressed=0, closed=False, budget_seconds=0.0))
     t.first.lines.append("")
     t.whisper.utterances.append((["Ready."], []))
     for _ in range(BLOCKS - 1):
         t.loop.ear.feed(BLOCK)
     heard = t.loop.ear.feed(BLOCK)
     assert isinstance(heard, OverBudget), heard
-    assert [s.stage for s in t.loop.ear.steps] == ["first", "spot"] and "stopped" in t.loop.ear.steps[1].verdict
+    assert [s.stage for s in t.loop.ear.steps] == ["first", "closed", "spot"]
+    assert "stopped" in t.loop.ear.steps[-1].verdict
     t.utterance("", ["Ready."])
     assert t.acted == [] and t.said == [], t.said  # no words heard (a noise): nothing to say again
     t.utterance("ready", ["Ready."])
@@ -208,3 +210,52 @@ def test_a_command_not_allowed_now_has_the_game_say_why() -> None:
     t.said.clear()
     t.session.apply(Command("teleport"))
     assert t.said == [said]  # the rule's own answer
+
+
+@dataclass
+class HeldWhisper(Whisper):
+    """Whisper held to the grammar (the shipped closed stage): for each utterance in turn, the
+    allowed sentences it finds (with their log probabilities) and its own reading."""
+
+    held: list[tuple[list[tuple[str, float]], tuple[str, float]]] = field(default_factory=list)
+    now: tuple[list[tuple[str, float]], tuple[str, float]] = ([], ("", 0.0))
+
+    def listen(self, audio: bytes, short: bool = False) -> bool:
+        self.now = self.held.pop(0)
+        return True
+
+    def held_to(self, graph: WordGraph, beam: int, keep: int = 8) -> list[Sentence]:
+        return [Sentence(tuple(text.split()), logprob) for text, logprob in self.now[0]]
+
+    def own_reading(self) -> tuple[str, float]:
+        return self.now[1]
+
+
+def closed_table(game: str, moves: Sequence[str]) -> tuple[Table, HeldWhisper]:
+    t = table(game, moves, HearingSettings(again_suppressed=0))  # the shipped stages: closed decides
+    held = HeldWhisper()
+    assert t.loop.ear.second is not None
+    t.loop.ear.second.transcriber = held  # type: ignore[assignment]
+    return t, held
+
+
+def test_the_closed_stage_s_doubted_move_is_asked_about_then_acted_on_or_refused() -> None:
+    """With the shipped settings: Whisper, held to the grammar, finds "explore one zero zero"
+    clearly likelier than any other command but 1.5 nats per token below its own reading (more
+    than closed_fit, less than closed_ask_fit), and the first pass took nothing: the move is asked
+    about; "yes" acts on it. The same again, then "no": the game is as it was."""
+    explore = Command("explore", {"d1": "1", "d2": "0", "d3": "0"})
+    doubtful = ([("explore one zero zero", -10.0), ("pass", -20.0)], ("I'll go with the one.", -2.5))
+    for answer, acted in (("yes", [explore]), ("no", [])):
+        t, held = closed_table("omega-virus", MOVES["omega-virus"][0])
+        held.held.append(doubtful)
+        t.utterance("", [])
+        assert [s.stage for s in t.loop.ear.steps] == ["first", "closed"], t.loop.ear.steps
+        assert t.acted == [] and len(t.said) == 1 and t.said[0].endswith(" Explore one zero zero?"), t.said
+        before = t.session.allowed_intents()
+        t.said.clear()
+        held.held.append(([(answer, -1.0)], (answer.capitalize() + ".", -0.9)))
+        t.utterance(answer, [])
+        assert t.acted == acted, (answer, t.acted)
+        if answer == "no":
+            assert t.said and t.said[-1].endswith(SAY_AGAIN) and t.session.allowed_intents() == before, t.said

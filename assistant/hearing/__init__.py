@@ -95,6 +95,7 @@ class HearingSettings:
     closed_margin: float = default("hearing.whisper.closed_margin")
     closed_fit: float = default("hearing.whisper.closed_fit")
     closed_ask_fit: float = default("hearing.whisper.closed_ask_fit")
+    closed_stop: float = default("hearing.whisper.closed_stop")
     closed_window: bool = default("hearing.whisper.closed_window")
 
     @property

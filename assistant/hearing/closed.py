@@ -56,6 +56,10 @@ class Sentence:
 
     words: tuple[str, ...]
     logprob: float
+    #: how much less likely Whisper found ending there than the likeliest token in its place
+    #: (0: it would stop writing; well below 0: it would go on, as after a command said at the
+    #: start of longer talk: "Keep going." in "keep going, you're nearly there")
+    stop: float = 0.0
 
     @property
     def text(self) -> str:
@@ -101,11 +105,12 @@ def search(graph: WordGraph, decoder: NextTokens, beam: int = 6, keep: int = 8) 
             logprob = way.logprob + float(sum(probs[i - way.scored, way.tokens[i]]
                                               for i in range(way.scored, len(way.tokens))))
             after = probs[-1]
+            stop = float(after[decoder.end] - after.max())
             if way.ending:  # the full stop is written: the end of text follows, or not
-                _found(found, way.words, logprob + float(after[decoder.end]))
+                _found(found, way.words, logprob + float(after[decoder.end]), stop)
                 continue
             if way.words and graph.ends(way.states):
-                _found(found, way.words, logprob + float(after[decoder.end]))
+                _found(found, way.words, logprob + float(after[decoder.end]), stop)
                 grown.setdefault((*way.tokens, decoder.period), _Way(
                     (*way.tokens, decoder.period), way.states, way.words, logprob + float(after[decoder.period]),
                     len(way.tokens) + 1, ending=True))
@@ -128,9 +133,9 @@ def search(graph: WordGraph, decoder: NextTokens, beam: int = 6, keep: int = 8) 
     return sorted((s for s in found.values() if s.logprob >= best - SPAN), key=lambda s: -s.logprob)[:keep]
 
 
-def _found(found: dict[tuple[str, ...], Sentence], words: tuple[str, ...], logprob: float) -> None:
+def _found(found: dict[tuple[str, ...], Sentence], words: tuple[str, ...], logprob: float, stop: float) -> None:
     if words not in found or found[words].logprob < logprob:
-        found[words] = Sentence(words, logprob)
+        found[words] = Sentence(words, logprob, stop)
 
 
 def log_softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

@@ -121,6 +121,7 @@ class HearingSettings(Protocol):
     closed_margin: float
     closed_fit: float
     closed_ask_fit: float
+    closed_stop: float
     closed_window: bool
 
     @property
@@ -244,6 +245,8 @@ class HeldTo:
     own: float
     words: int = 1
     first: str = "none"
+    #: the best sentence's ``closed.Sentence.stop``: 0 when Whisper would stop writing after it
+    stop: float = 0.0
 
     @property
     def margin(self) -> float:
@@ -259,7 +262,7 @@ class HeldTo:
 
     def note(self) -> str:
         return (f"best {self.best:.2f} other {self.other:.2f} own {self.own:.2f} words {self.words} "
-                f"first {self.first}")
+                f"first {self.first} stop {self.stop:.2f}")
 
     @classmethod
     def from_note(cls, verdict: str) -> HeldTo | None:
@@ -267,8 +270,9 @@ class HeldTo:
         words = verdict.replace("[", " ").replace("]", " ").split()
         try:
             at = words.index("best")
+            stop = float(words[at + 11]) if len(words) > at + 11 and words[at + 10] == "stop" else 0.0
             return cls(float(words[at + 1]), float(words[at + 3]), float(words[at + 5]), int(words[at + 7]),
-                       words[at + 9])
+                       words[at + 9], stop)
         except (ValueError, IndexError):
             return None
 
@@ -296,6 +300,9 @@ class Closed(Stage):
                 "Whisper's own reading to be heard.", minimum=0.0, maximum=20.0),
         Setting("hearing.whisper.closed_ask_fit", 2.0, "...and to be taken with doubt (asked about).",
                 minimum=0.0, maximum=20.0),
+        Setting("hearing.whisper.closed_stop", 50.0, "How much less likely than its likeliest next token Whisper "
+                "may find the end after the sentence (talk that starts with a command goes on).",
+                minimum=0.0, maximum=50.0),
         Setting("hearing.whisper.closed_window", True, "Encode only the utterance, not Whisper's 30 s (about 20 "
                 "times cheaper)."),
     )
@@ -304,6 +311,8 @@ class Closed(Stage):
     def verdict(held: HeldTo, settings: HearingSettings) -> str:
         """The decision rule on the figures alone (studies replay it from kept verdicts):
         "heard", "doubted" or "" (nothing taken)."""
+        if held.stop < -settings.closed_stop:
+            return ""  # Whisper would go on writing: a command said at the start of longer talk
         if held.first == "same":
             return "heard"  # two recognizers agree
         if held.margin < settings.closed_margin:
@@ -328,7 +337,7 @@ class Closed(Stage):
         other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
         first = case.first_command
         held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words),
-                      "none" if first is None else "same" if first == command else "other")
+                      "none" if first is None else "same" if first == command else "other", best.stop)
         case.notes[self.name] = f"{best.text!r} [{held.note()}]"
         verdict = self.verdict(held, s)
         if verdict == "heard":
@@ -355,7 +364,7 @@ class Closed(Stage):
                 command = commands[0]
                 other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
                 held = HeldTo(found[0].logprob, max(other, -999.0), case.transcriber.own_reading()[1],
-                              len(found[0].words))
+                              len(found[0].words), stop=found[0].stop)
                 if self.verdict(held, case.settings) == "heard":
                     return NotAllowedNow(found[0].text, f"{command.intent} is not allowed now", 0.0, command=command)
         return NotRecognized(reading, why, 0.0)
