@@ -6,8 +6,9 @@
 Hears held-out clips (the synthetic held-out voices, the held-out recorded speakers' button
 entries, table talk; each in the moment of play that asks for it, as ``bench_accuracy`` does)
 with the hybrid as configured, and measures the CPU time (process time, every thread) each
-utterance costs, split by stage: Whisper's encoder (its 30 s window), its decoder (beam
-search: the first transcripts, the unprompted retry, the second hearing), its weighing of
+utterance costs, split by stage: Whisper's encoder (the utterance alone for the closed stage,
+its 30 s window for the free text's), its decoder (the grammar search and Whisper's own reading;
+or beam search: the first transcripts, the unprompted retry, the second hearing), its weighing of
 commands (forced decoding and alignment: ``score``), Whisper's other work (log-mel, noise
 suppression), and the first pass (PocketSphinx: the rest). It also times Whisper tiny on a
 4 s command alone, the job a published Raspberry Pi measurement timed, which gives the ratio
@@ -139,7 +140,8 @@ def metered(settings: HearingSettings) -> Iterator[tuple[Meter, Callable[[], flo
     meter = Meter()
     whole = Meter()
     model = transcriber.model
-    saved = {name: getattr(transcriber, name) for name in ("hypotheses", "again", "score")}
+    saved = {name: getattr(transcriber, name) for name in ("hypotheses", "again", "score", "listen", "held_to",
+                                                          "own_reading")}
     transcriber.model = TimedModel(model, meter)
     score = saved["score"]
 
@@ -154,7 +156,7 @@ def metered(settings: HearingSettings) -> Iterator[tuple[Meter, Callable[[], flo
             meter.spent["Whisper weighing"] += time.process_time() - start
             meter.calls["Whisper weighing"] += 1
 
-    for name in ("hypotheses", "again"):
+    for name in ("hypotheses", "again", "listen", "held_to", "own_reading"):
         setattr(transcriber, name, whole.wrap("whisper", saved[name]))
     transcriber.score = whole.wrap("whisper", scoring)  # type: ignore[method-assign]
     try:

@@ -103,3 +103,23 @@ def test_a_command_the_moment_does_not_allow_is_named_not_taken(maker: ClipMaker
     named = [h for h in heard if isinstance(h, NotAllowedNow) and h.command is not None
              and h.command.intent in ("explore", "attack")]
     assert len(named) >= 3, heard
+
+
+def test_an_early_answer_waits_unless_whisper_holds_the_audio_so_far_to_the_same_command(
+        hybrid, maker: ClipMaker) -> None:  # type: ignore[no-untyped-def]
+    """Answering early (before the end of speech) acts on the first pass's words so far; in the
+    hybrid, Whisper held to the grammar must find the same command in the audio so far, or the
+    answer waits for the end of speech (where the closed stage decides)."""
+    import numpy as np
+
+    from assistant.hearing.audio import blocks
+
+    said = maker.say("explore room one two zero", VOICES[1])
+    for block in blocks(np.asarray(said, dtype=np.int16), 0.1):
+        hybrid._keep(block)  # the audio so far, as feeding it gives the second opinion
+    try:
+        assert hybrid.doubt("explore room one two zero") == ""
+        assert "Whisper held to the grammar hears" in hybrid.doubt("attack the red commando")
+        assert hybrid.doubt("explore room one two") == "not a command"
+    finally:
+        hybrid.reset()

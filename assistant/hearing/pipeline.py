@@ -117,6 +117,7 @@ class HearingSettings(Protocol):
     again_suppressed: int
     again_within: float
     budget_seconds: float
+    closed: bool
     closed_beam: int
     closed_margin: float
     closed_fit: float
@@ -347,6 +348,25 @@ class Closed(Stage):
                            why=f"Whisper held to the grammar, {-held.fit:.1f} per token below its own reading")
         return self._nothing(case, reading, f"Whisper held to the grammar: {best.text!r} not clear "
                                             f"(margin {held.margin:.1f}, fit {held.fit:.2f})")
+
+    @staticmethod
+    def confirms(ear: Ear, transcriber: Transcriber, settings: HearingSettings, audio: bytes,
+                 command: Command) -> str:
+        """Why an early answer (the first pass's words so far, a whole command) should wait for
+        the end of speech ("" when it need not): the allowed sentence Whisper finds likeliest for
+        the audio so far is another command, or Whisper would go on writing after it. Agreeing,
+        the two recognizers take it as the closed stage does (``verdict``: first pass the same)."""
+        if not transcriber.listen(audio, settings.closed_window):
+            return "too short for Whisper"
+        found = transcriber.held_to(ear.graph, settings.closed_beam)
+        if not found:
+            return "Whisper found no allowed sentence"
+        best = ear.sentences.match(list(found[0].words), ear.graph.intents)
+        if best != command:
+            return f"Whisper held to the grammar hears {found[0].text!r}"
+        if found[0].stop < -settings.closed_stop:
+            return "Whisper would go on writing"
+        return ""
 
     def _nothing(self, case: Case, reading: str, why: str) -> Final:
         """Nothing taken: a command the rules do not allow now, said clearly, is named (its reason

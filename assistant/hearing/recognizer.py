@@ -30,6 +30,7 @@ from assistant.hearing.grammar import WordGraph, snap
 from assistant.hearing.pipeline import (
     Cascade,
     Case,
+    Closed,
     HearingSettings,
     Step,
     Transcriber,
@@ -233,8 +234,17 @@ class Ear:
 
     def doubt(self, partial: str) -> str:
         """Why the partial words of the utterance under way should not be acted on yet ("" if
-        they may): the recognizer's own check (for answering early)."""
-        return self.recognizer.doubt(partial)
+        they may): the recognizer's own check (for answering early), and in the hybrid with
+        Whisper held to the grammar, Whisper's: the allowed sentence it finds likeliest for the
+        audio so far must be the same command (``pipeline.Closed.confirms``)."""
+        own = self.recognizer.doubt(partial)
+        second = self.second
+        if own or second is None or not second.settings.closed:
+            return own
+        command = self.sentences.match(self.sentences.words(partial), self.graph.intents)
+        if command is None:
+            return "not a command"
+        return Closed.confirms(self, second.transcriber, second.settings, b"".join(self._audio), command)
 
     def unknown_words(self) -> list[str]:
         """Words of the game's sentences the recognizer's model cannot hear (checked at start-up)."""
