@@ -297,11 +297,11 @@ class Closed(Stage):
         Setting("hearing.whisper.closed_margin", 4.5, "How much likelier (natural log) the best sentence must be "
                 "than any sentence of another command, unless the first pass took the same.",
                 minimum=0.0, maximum=50.0),
-        Setting("hearing.whisper.closed_fit", 0.1, "How much less likely (natural log, per token) it may be than "
+        Setting("hearing.whisper.closed_fit", 1.4, "How much less likely (natural log, per token) it may be than "
                 "Whisper's own reading to be heard.", minimum=0.0, maximum=20.0),
         Setting("hearing.whisper.closed_ask_fit", 2.0, "...and to be taken with doubt (asked about).",
                 minimum=0.0, maximum=20.0),
-        Setting("hearing.whisper.closed_stop", 50.0, "How much less likely than its likeliest next token Whisper "
+        Setting("hearing.whisper.closed_stop", 2.0, "How much less likely than its likeliest next token Whisper "
                 "may find the end after the sentence (talk that starts with a command goes on).",
                 minimum=0.0, maximum=50.0),
         Setting("hearing.whisper.closed_window", True, "Encode only the utterance, not Whisper's 30 s (about 20 "
@@ -583,7 +583,7 @@ class Again(Stage):
 #: (bench/results/bench_accuracy_ablation_tuning.md; docs/hearing.md, "Which stages pay").
 BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper's stages may spend on one "
                  "utterance; a stage that would go past it is not run and the player is asked to say it again at "
-                 "once. Estimates: Raspberry Pi 5 3.0, Pi 4 5.0.", minimum=0.0, maximum=120.0)
+                 "once. Estimates: Raspberry Pi 5 3.0, Pi 4 5.0.", minimum=0.0, maximum=120.0, player=True)
 
 
 #: The audio length a stage's typical_seconds is for, and the least length a cost is scaled to
