@@ -33,7 +33,7 @@ class Decoder:
     """Log probabilities of a spoken ``truth``: its next token is likely (log 0.8), any other
     token shares the rest; after the truth, the full stop and then the end are likely."""
 
-    end, period = END, PERIOD
+    end, stops = END, (PERIOD,)
 
     def __init__(self, truth: Sequence[int]) -> None:
         self.truth = list(truth) + [PERIOD, END]

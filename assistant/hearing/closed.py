@@ -8,7 +8,8 @@ likeliest for this audio, and by how much? The search is a beam search that only
 what the moment's word graph allows (``WordGraph.following``), a word at a time: each step asks
 the decoder, in one batch for every sentence under way, for its tokens' log probabilities
 over the cached encoding of the audio, and extends each sentence by every word the grammar
-allows next. A sentence ends with "." and Whisper's end of text, or with the end at once.
+allows next. A sentence ends with a mark (". ? !": "How much time is left?") and Whisper's end of
+text, or with the end at once.
 
 What the search gives (``Sentences``): the allowed sentences found, likeliest first, each with
 its log probability (the sum over its tokens, the end included). The decision (how far above
@@ -35,9 +36,9 @@ MAX_TOKENS = 40
 class NextTokens(Protocol):
     """What the search needs of a decoder over one utterance's encoding."""
 
-    #: the end-of-text token, and the full stop Whisper writes after a command
+    #: the end-of-text token, and the marks Whisper ends a sentence with (". ? !")
     end: int
-    period: int
+    stops: tuple[int, ...]
 
     def logprobs(self, prefixes: Sequence[Sequence[int]], since: Sequence[int]) -> list[npt.NDArray[np.float32]]:
         """For each prefix (text tokens; lengths may differ), the log probabilities of the token
@@ -93,8 +94,8 @@ def search(graph: WordGraph, decoder: NextTokens, beam: int = 6, keep: int = 8) 
     Each step is one decoder call for every sentence under way: it scores the tokens of each
     one's last word after the first and gives the next token's log probabilities, by which
     each grows by the first token of every word the grammar allows next (or its ending: a full
-    stop and the end of text, or the end at once). Log probabilities only fall as tokens are
-    added, so the search stops when no sentence under way can come within SPAN of the best
+    stop, question or exclamation mark and the end of text, or the end at once). Log
+    probabilities only fall as tokens are added, so the search stops when no sentence under way can come within SPAN of the best
     found, nor beat the ``keep``-th."""
     ways = [_Way((), graph.start_states(), (), 0.0, 0)]
     found: dict[tuple[str, ...], Sentence] = {}
@@ -106,14 +107,15 @@ def search(graph: WordGraph, decoder: NextTokens, beam: int = 6, keep: int = 8) 
                                               for i in range(way.scored, len(way.tokens))))
             after = probs[-1]
             stop = float(after[decoder.end] - after.max())
-            if way.ending:  # the full stop is written: the end of text follows, or not
+            if way.ending:  # the mark is written: the end of text follows, or not
                 _found(found, way.words, logprob + float(after[decoder.end]), stop)
                 continue
             if way.words and graph.ends(way.states):
                 _found(found, way.words, logprob + float(after[decoder.end]), stop)
-                grown.setdefault((*way.tokens, decoder.period), _Way(
-                    (*way.tokens, decoder.period), way.states, way.words, logprob + float(after[decoder.period]),
-                    len(way.tokens) + 1, ending=True))
+                for mark in decoder.stops:
+                    grown.setdefault((*way.tokens, mark), _Way(
+                        (*way.tokens, mark), way.states, way.words, logprob + float(after[mark]),
+                        len(way.tokens) + 1, ending=True))
             if len(way.tokens) >= MAX_TOKENS:
                 continue
             for word, states in graph.following(way.states).items():

@@ -360,10 +360,10 @@ class WhisperTranscriber:
         self._window: tuple[npt.NDArray[np.float32], Any] | None = None
         self._word_tokens: dict[tuple[str, bool], tuple[int, ...]] = {}
         self.end = ids["endoftext"]
-        period = tokenizer.token_to_id(".")
-        if period is None:
+        stops = [tokenizer.token_to_id(mark) for mark in (".", "?", "!")]
+        if None in stops:
             raise ModelError("The Whisper tokenizer lacks a full stop: not a Whisper model.")
-        self.period = period
+        self.stops: tuple[int, ...] = tuple(t for t in stops if t is not None)
         self._suppress = [-1, *(ids[name] for name in (
             "startoftranscript", "startofprev", "startoflm", "nospeech", "transcribe", "translate"))]
 
