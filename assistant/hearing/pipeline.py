@@ -297,7 +297,7 @@ class Closed(Stage):
         Setting("hearing.whisper.closed_margin", 4.5, "How much likelier (natural log) the best sentence must be "
                 "than any sentence of another command, unless the first pass took the same.",
                 minimum=0.0, maximum=50.0),
-        Setting("hearing.whisper.closed_fit", 1.4, "How much less likely (natural log, per token) it may be than "
+        Setting("hearing.whisper.closed_fit", 0.9, "How much less likely (natural log, per token) it may be than "
                 "Whisper's own reading to be heard.", minimum=0.0, maximum=20.0),
         Setting("hearing.whisper.closed_ask_fit", 2.0, "...and to be taken with doubt (asked about).",
                 minimum=0.0, maximum=20.0),
