@@ -64,6 +64,11 @@ def _write(text: str, name: str, path: Path, config: Config) -> int:
     announcer = SpokenAnnouncer(voices, sink, echo=False, report=report)
     try:
         announcer.announce([Say(name.upper(), text)])
+    except KeyboardInterrupt:  # Ctrl-C: a cut-off file is no use to anyone
+        sink.close()
+        path.unlink(missing_ok=True)
+        print(f"Stopped; {path} was not written.", file=sys.stderr)
+        return 130
     finally:
         sink.close()
     if sink.error is not None:

@@ -1,0 +1,162 @@
+"""Ctrl-C in the commands besides `play` (tests/test_way_out.py) that run long enough to be
+stopped: `say` on a long text, `transcribe` on a long recording, `setup` rendering the voices.
+Each ends at once with one short line and no traceback, leaves no cut-off file, and exits 130
+(setup: 1, "Set-up is not complete"). Through the real CLI; and the announcer under it, cut off
+while it speaks, stops rendering at the sentence under way."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.config import Config
+from assistant.engine import Say
+from assistant.voice.announcer import SpokenAnnouncer
+from assistant.voice.effects import Audio
+from assistant.voice.playback import MemorySink
+from assistant.voice.voices import Voices
+from tests.live_helpers import ctrl_c_reaches_it
+
+ROOT = Path(__file__).resolve().parent.parent
+WORDS = "virus station red blue green code shield energy probe sector room door cannon scan zero one two".split()
+
+
+def long_text(sentences: int, seed: int = 1) -> str:
+    """Sentences that are each new (none is in a voice cache yet)."""
+    rng = np.random.default_rng(seed)
+    return " ".join(" ".join(str(w) for w in rng.choice(WORDS, 7)).capitalize() + "." for _ in range(sentences))
+
+
+def private_config(tmp_path: Path) -> Path:
+    """A config.yaml keeping the voice cache and the models folder in ``tmp_path``."""
+    (tmp_path / "models").mkdir(exist_ok=True)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"voice:\n  render_at_start: false\n  cache_dir: {tmp_path / 'voices'}\n"
+                      f"hearing:\n  models_dir: {tmp_path / 'models'}\n", encoding="utf-8")
+    return config
+
+
+def cli(tmp_path: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "assistant", "--config", str(private_config(tmp_path)), *args]
+
+
+def start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], Path, Path]:
+    """The CLI running, its stdout and stderr going to files (read while it runs)."""
+    out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    env = {**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state"),
+           "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}  # nothing is played
+    with out.open("w") as stdout, err.open("w") as stderr:
+        proc = subprocess.Popen(cli(tmp_path, *args), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                                text=True, env=env, cwd=ROOT, preexec_fn=ctrl_c_reaches_it)
+    return proc, out, err
+
+
+def wait_for(proc: subprocess.Popen[str], ready: object, what: str, timeout: float = 90.0) -> None:
+    """Wait until ``ready()`` holds while the CLI still runs."""
+    deadline = time.monotonic() + timeout
+    while not ready():  # type: ignore[operator]
+        assert proc.poll() is None, f"it ended (exit {proc.returncode}) before {what}"
+        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
+        time.sleep(0.1)
+
+
+def ctrl_c(proc: subprocess.Popen[str], within: float = 10.0) -> tuple[int, float]:
+    """Ctrl-C: the exit code, and how long it took to end."""
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        code = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+        raise AssertionError("still running 60 s after Ctrl-C") from None
+    return code, time.monotonic() - sent
+
+
+@pytest.mark.model
+def test_ctrl_c_in_say_to_a_file_ends_at_once_and_leaves_no_cut_off_file(tmp_path: Path) -> None:
+    wav = tmp_path / "long.wav"
+    proc, _, err = start(tmp_path, "say", long_text(120), "-o", str(wav))
+    wait_for(proc, lambda: wav.exists() and wav.stat().st_size > 100_000, "a few sentences written")
+    code, took = ctrl_c(proc)
+    report = err.read_text()
+    assert code == 130 and report.splitlines() == [f"Stopped; {wav} was not written."], (code, report)
+    assert took < 10, took  # not after rendering the rest (120 sentences: about a minute here)
+    assert not wav.exists()
+
+
+@pytest.mark.model
+def test_ctrl_c_in_transcribe_ends_with_one_line(tmp_path: Path) -> None:
+    clip = tmp_path / "clip.wav"
+    said = subprocess.run(cli(tmp_path, "say", "Explore one zero zero. Shields zero and two.", "-o", str(clip)),
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert said.returncode == 0, said.stderr
+    with wave.open(str(clip), "rb") as reading:
+        params, frames = reading.getparams(), reading.readframes(reading.getnframes())
+    recording = tmp_path / "ten-minutes.wav"
+    with wave.open(str(recording), "wb") as writing:
+        writing.setparams(params)
+        writing.writeframes(frames * int(600 * params.framerate / params.nframes))
+    proc, out, err = start(tmp_path, "transcribe", str(recording))
+    time.sleep(5.0)  # loading and hearing: ten minutes of speech take minutes
+    code, took = ctrl_c(proc)
+    report = err.read_text()
+    assert code == 130 and report.splitlines() == ["Stopped."], (code, report, out.read_text())
+    assert took < 10, took
+
+
+@pytest.mark.model
+def test_ctrl_c_in_setup_keeps_the_voices_rendered_and_says_so(tmp_path: Path) -> None:
+    proc, out, err = start(tmp_path, "setup", "--skip-model")
+    cache = tmp_path / "voices"
+    wait_for(proc, lambda: cache.is_dir() and len(list(cache.glob("*.wav"))) >= 3, "three phrases rendered")
+    code, took = ctrl_c(proc)
+    printed, report = out.read_text(), err.read_text()
+    assert code == 1 and "Traceback" not in report and "KeyboardInterrupt" not in report, (code, report)
+    assert printed.splitlines()[-2:] == [
+        "Voices: stopped; what was rendered is kept, and `assistant setup` goes on from there.",
+        "Set-up is not complete: see above."], printed
+    assert took < 10, took
+    kept = sorted(cache.iterdir())
+    assert kept and all(p.suffix == ".wav" for p in kept), kept  # no half-written file among them
+    for path in kept:
+        with wave.open(str(path), "rb") as phrase:
+            assert phrase.getnframes() > 0, path
+
+
+class Interrupted(MemorySink):
+    """A sink where Ctrl-C arrives while the second sentence is being played."""
+
+    def __init__(self) -> None:
+        super().__init__(22050)
+        self.writes = 0
+
+    def write(self, audio: Audio, rate: int) -> None:
+        self.writes += 1
+        if self.writes == 2:
+            raise KeyboardInterrupt
+        super().write(audio, rate)
+
+
+@pytest.mark.model
+def test_an_announcer_cut_off_stops_rendering_at_the_sentence_under_way(tmp_path: Path) -> None:
+    voices = Voices.from_config(Config.from_text(f"voice: {{cache_dir: {tmp_path}}}\n"), load="now")
+    announcer = SpokenAnnouncer(voices, Interrupted(), echo=False, report=lambda message: None)
+    before = set(threading.enumerate())
+    text = long_text(40, seed=2)
+    with pytest.raises(KeyboardInterrupt):
+        announcer.announce([Say("NARRATOR", text)])
+    assert announcer.last is not None
+    rendered = len(announcer.last.cached)
+    assert rendered <= 4, f"{rendered} of {len(voices.sentences(text))} sentences rendered after Ctrl-C"
+    assert set(threading.enumerate()) <= before  # the producer has ended: nothing left synthesizing
+    assert not announcer.speaking.is_speaking()
