@@ -24,6 +24,7 @@ from assistant.voice.announcer import SpokenAnnouncer
 from assistant.voice.effects import Audio
 from assistant.voice.playback import MemorySink
 from assistant.voice.voices import Voices
+from tests.audio_env import AudioEnvError, Recorder, ensure_audio, private_sink
 from tests.live_helpers import ctrl_c_reaches_it
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,11 +50,13 @@ def cli(tmp_path: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "assistant", "--config", str(private_config(tmp_path)), *args]
 
 
-def start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], Path, Path]:
-    """The CLI running, its stdout and stderr going to files (read while it runs)."""
+def start(tmp_path: Path, *args: str, speaker: bool = False) -> tuple[subprocess.Popen[str], Path, Path]:
+    """The CLI running, its stdout and stderr going to files (read while it runs); with no
+    speaker unless ``speaker`` (then the sound server and sink this process uses)."""
     out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
-    env = {**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state"),
-           "PULSE_SERVER": f"unix:{tmp_path / 'no-server'}"}  # nothing is played
+    env = {**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")}
+    if not speaker:
+        env["PULSE_SERVER"] = f"unix:{tmp_path / 'no-server'}"  # nothing is played
     with out.open("w") as stdout, err.open("w") as stderr:
         proc = subprocess.Popen(cli(tmp_path, *args), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
                                 text=True, env=env, cwd=ROOT, preexec_fn=ctrl_c_reaches_it)
@@ -92,6 +95,27 @@ def test_ctrl_c_in_say_to_a_file_ends_at_once_and_leaves_no_cut_off_file(tmp_pat
     assert code == 130 and report.splitlines() == [f"Stopped; {wav} was not written."], (code, report)
     assert took < 10, took  # not after rendering the rest (120 sentences: about a minute here)
     assert not wav.exists()
+
+
+@pytest.mark.audio
+@pytest.mark.model
+def test_ctrl_c_in_say_while_it_speaks_ends_at_once(tmp_path: Path) -> None:
+    try:
+        ensure_audio()
+    except (AudioEnvError, OSError, subprocess.SubprocessError) as error:
+        pytest.fail(f"PulseAudio is needed for this test and could not be started: {error}")
+    with private_sink("ctrl_c") as sink, Recorder(f"{sink}.monitor") as recorder:
+        proc, _, err = start(tmp_path, "say", long_text(40, seed=3), speaker=True)
+        wait_for(proc, lambda: np.abs(recorder.samples()).max(initial=0) > 1000, "speech from the speaker")
+        code, took = ctrl_c(proc)
+        heard = len(recorder.samples())
+        time.sleep(1.0)
+        after = recorder.samples()[heard:]
+    report = [line for line in err.read_text().splitlines()
+              if not line.startswith("ALSA lib ")]  # PortAudio's own underrun notes, on a busy machine
+    assert code == 130 and report == ["Stopped."], (code, report)
+    assert took < 8, took  # not after rendering the rest (40 sentences: 23 s here without the fix)
+    assert np.abs(after).max(initial=0) < 100  # nothing said once it ended
 
 
 @pytest.mark.model
