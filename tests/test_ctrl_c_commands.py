@@ -1,11 +1,13 @@
 """Ctrl-C in the commands besides `play` (tests/test_way_out.py) that run long enough to be
-stopped: `say` on a long text, `transcribe` on a long recording, `setup` rendering the voices.
-Each ends at once with one short line and no traceback, leaves no cut-off file, and exits 130
-(setup: 1, "Set-up is not complete"). Through the real CLI; and the announcer under it, cut off
-while it speaks, stops rendering at the sentence under way."""
+stopped: `say` on a long text, `transcribe` on a long recording, `setup` downloading a model or
+rendering the voices. Each ends at once with one short line and no traceback, leaves no cut-off
+file (setup keeps what it fetched or rendered, and goes on from there), and exits 130. Through
+the real CLI; and the announcer under it, cut off while it speaks, stops rendering at the
+sentence under way."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -13,6 +15,7 @@ import sys
 import threading
 import time
 import wave
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -20,12 +23,14 @@ import pytest
 
 from assistant.config import Config
 from assistant.engine import Say
+from assistant.hearing.vosk_engine import DEFAULT_MODEL, is_model
 from assistant.voice.announcer import SpokenAnnouncer
 from assistant.voice.effects import Audio
 from assistant.voice.playback import MemorySink
 from assistant.voice.voices import Voices
 from tests.audio_env import AudioEnvError, Recorder, ensure_audio, private_sink
 from tests.live_helpers import ctrl_c_reaches_it
+from tests.test_setup import model_zip
 
 ROOT = Path(__file__).resolve().parent.parent
 WORDS = "virus station red blue green code shield energy probe sector room door cannon scan zero one two".split()
@@ -145,7 +150,7 @@ def test_ctrl_c_in_setup_keeps_the_voices_rendered_and_says_so(tmp_path: Path) -
     wait_for(proc, lambda: cache.is_dir() and len(list(cache.glob("*.wav"))) >= 3, "three phrases rendered")
     code, took = ctrl_c(proc)
     printed, report = out.read_text(), err.read_text()
-    assert code == 1 and "Traceback" not in report and "KeyboardInterrupt" not in report, (code, report)
+    assert code == 130 and "Traceback" not in report and "KeyboardInterrupt" not in report, (code, report)
     assert printed.splitlines()[-2:] == [
         "Voices: stopped; what was rendered is kept, and `assistant setup` goes on from there.",
         "Set-up is not complete: see above."], printed
@@ -155,6 +160,81 @@ def test_ctrl_c_in_setup_keeps_the_voices_rendered_and_says_so(tmp_path: Path) -
     for path in kept:
         with wave.open(str(path), "rb") as phrase:
             assert phrase.getnframes() > 0, path
+
+
+class Holding:
+    """Serves ``data`` at /model.zip: the first ``sent`` bytes, then nothing until ``go`` is set
+    (a slow network); a request with a Range is answered from there, whole."""
+
+    def __init__(self, data: bytes, sent: int) -> None:
+        self.go = threading.Event()
+        self.ranges: list[str | None] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                asked = self.headers.get("Range")
+                owner.ranges.append(asked)
+                start = int(asked.split("=")[1].split("-")[0]) if asked else 0
+                self.send_response(206 if asked else 200)
+                if asked:
+                    self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+                self.send_header("Content-Length", str(len(data) - start))
+                self.end_headers()
+                try:
+                    if not asked:
+                        self.wfile.write(data[:sent])
+                        self.wfile.flush()
+                        owner.go.wait(60)
+                        start = sent
+                    self.wfile.write(data[start:])
+                except OSError:  # the client went away (Ctrl-C)
+                    pass
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/model.zip"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.go.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_ctrl_c_in_setup_s_download_keeps_it_and_the_next_setup_goes_on_from_there(tmp_path: Path) -> None:
+    data = model_zip()
+    server = Holding(data, sent=len(data) // 2)
+    try:
+        models = tmp_path / "models"
+        config = tmp_path / "config.yaml"
+        config.write_text(f"hearing:\n  models_dir: {models}\n  vosk_url: {server.url}\n"
+                          f"  vosk_sha256: {hashlib.sha256(data).hexdigest()}\n", encoding="utf-8")
+        command = [sys.executable, "-m", "assistant", "--config", str(config), "setup", "--skip-voices"]
+        out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+        with out.open("w") as stdout, err.open("w") as stderr:
+            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, text=True,
+                                    cwd=ROOT, preexec_fn=ctrl_c_reaches_it)
+        part = models / f"{DEFAULT_MODEL}.zip.part"
+        wait_for(proc, lambda: part.exists() and part.stat().st_size > 0, "a part of the model fetched")
+        code, took = ctrl_c(proc)
+        printed, report = out.read_text(), err.read_text()
+        assert code == 130 and report == "", (code, report)
+        assert printed.splitlines()[-2:] == [
+            "Speech model: stopped; what was downloaded is kept, and `assistant setup` goes on from there.",
+            "Set-up is not complete: see above."], printed
+        assert took < 10, took
+        kept = part.stat().st_size
+        assert 0 < kept <= len(data) // 2 and not (models / DEFAULT_MODEL).exists()
+        server.go.set()
+        again = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert server.ranges == [None, f"bytes={kept}-"]  # went on from where it stopped
+        assert is_model(models / DEFAULT_MODEL) and not part.exists()
+    finally:
+        server.close()
 
 
 class Interrupted(MemorySink):
