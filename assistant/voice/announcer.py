@@ -367,8 +367,7 @@ class SpokenAnnouncer:
         return False
 
     def _produce(self, items: list[Output], chunks: queue.Queue[Any], timing: Timing,
-                 stop: threading.Event | None = None) -> None:
-        stop = stop or threading.Event()
+                 stop: threading.Event) -> None:
         voices = self.voices
         assert voices is not None
         pause_s = voices.settings.pause_seconds
