@@ -9,6 +9,9 @@ heard with doubt, that question is the only one."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
 
 from assistant.box import Box, Games
 from assistant.config import Config
@@ -19,7 +22,7 @@ from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.live.loop import SAY_AGAIN, LiveLoop, LiveSettings
 from assistant.live.microphone import Block, Microphone
-from assistant.session import PrintAnnouncer, Session
+from assistant.session import PrintAnnouncer
 from assistant.voice.announcer import SpeakingSignal
 from assistant.volume import Volume
 from tests.test_live_confirm import BLOCK, BLOCKS, FirstPass, Whisper
@@ -57,16 +60,15 @@ class BoxTable:
         self.utterance(words, [words.capitalize() + "."])
 
 
-def box_table(*typed: str) -> BoxTable:
-    """The box holding an Omega Virus game past its skill level (and ``typed`` said before the loop)."""
+def box_table(*typed: str, game: str = GAME, journals: Path | None = None) -> BoxTable:
+    """The box holding a game (the Omega Virus past its skill level; and ``typed`` said before the
+    loop); with ``journals``, the games are kept there (undo needs it)."""
     said: list[str] = []
     announcer = PrintAnnouncer(said.append)
-    session = Session.new(GAME, 1, {}, announcer, None)
-    session.start()
-    box = Box(announcer, Games(lambda name: game_spec(name).settings_from_config(Config()), None),  # type: ignore[arg-type]
-              Volume())
-    box.play(session)
-    for words in ("skill zero", *typed):
+    box = Box(announcer, Games(lambda name: game_spec(name).settings_from_config(Config()), journals),  # type: ignore[arg-type]
+              Volume(), menu_after_game=False)
+    box.start_game(game)
+    for words in (("skill zero",) if game == GAME else ()) + typed:
         box.hear(words)
     whisper, first = Whisper(), FirstPass()
     ear = Ear(first, box.sentences, box.allowed_intents(),
@@ -150,3 +152,34 @@ def test_a_doubted_new_game_asks_the_session_s_own_question_only() -> None:
     assert t.said == ["BSAT1: Start a new game? This one will be lost. Say yes or no."], t.said
     t.clearly("no")
     assert t.said[-1] == "BSAT1: Carrying on."
+
+
+def dice_race_over(journals: Path | None) -> BoxTable:
+    """The example game of docs/adding-a-game.md played to its end (it has undo: with ``journals``,
+    its last roll can still be taken back)."""
+    t = box_table(game="dice-race", journals=journals)
+    while t.box.session is not None and not t.box.session.game.is_over():
+        t.box.hear("roll")
+    t.loop._listen_for()
+    t.said.clear()
+    return t
+
+
+@pytest.mark.parametrize("words", ["New game.", "Main menu."])
+def test_a_doubted_command_that_would_lose_the_undo_of_a_game_over_is_asked_about(words: str, tmp_path: Path) -> None:
+    """A game over is left without the command's own question; the undo it offers ("If that was
+    not right, say undo.") would be lost: asked first."""
+    t = dice_race_over(tmp_path)
+    game = t.box.session.game if t.box.session is not None else None
+    t.doubted(words)
+    assert t.acted == [] and t.said == [f"NARRATOR: {words[:-1]}?"], t.said
+    t.clearly("no")
+    assert t.box.session is not None and t.box.session.game is game  # the undo is still there
+    t.clearly("undo")
+    assert t.box.session is not None and not t.box.session.game.is_over()
+
+
+def test_a_doubted_new_game_after_a_game_over_with_nothing_to_lose_starts_it() -> None:
+    t = dice_race_over(None)  # no journal: no undo
+    t.doubted("New game.")
+    assert t.acted == [Command("new_game")] and t.box.session is not None and not t.box.session.game.is_over()

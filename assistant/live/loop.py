@@ -18,11 +18,12 @@ heard is acted on; a command not allowed now has the game say why; words the hyb
 time on (hearing.budget_seconds) are answered "Say again?" at once; anything else not understood is let go
 silently (table talk). A command heard with doubt (``Doubted``) is acted on at once only when its
 intent is ``harmless`` (sentences files: repeat, help, status, volume...) or ``confirms`` (it asks
-its own question: new game, main menu, shut down); any other (a move, stop listening, resume) is
-asked about first ("Explore one two zero?"): yes acts on it, no drops it ("Say again?"), another
-command replaces it, and no answer within ``confirm_seconds`` drops it. Asking, not acting and
-offering a take-back: a wrong explore cannot be undone in the Omega Virus, and in the games that
-have "undo" a wrong move has already told the table what it revealed.
+its own question: new game, main menu, shut down; the front says whether it does now); any other
+(a move, stop listening, resume) is asked about first ("Explore one two zero?"): yes acts on it,
+no drops it ("Say again?"), another command replaces it, and no answer within ``confirm_seconds``
+drops it. Asking, not acting and offering a take-back: a wrong explore cannot be undone in the
+Omega Virus, and in the games that have "undo" a wrong move has already told the table what it
+revealed.
 
 The loop drives a ``Front``: one game's session, or the box that holds the spoken menu and the
 games. When what it holds changes (the menu, another game), ``ear_for`` gives an ear for the
@@ -439,9 +440,14 @@ class LiveLoop:
 
     def _ask_first(self, command: Command) -> bool:
         """Whether a doubted command is asked about: not when it loses nothing (``harmless``), nor
-        when it asks its own question before anything is lost (``confirms``: new game, shut down)."""
+        when it asks its own question before anything is lost (``confirms``: new game, shut down),
+        as it does now (a game over that undo could still take back is left without a question)."""
         intent = self.ear.sentences.intents.get(command.intent)
-        return intent is None or not (intent.harmless or intent.confirms)
+        if intent is None:
+            return True
+        if intent.harmless:
+            return False
+        return not (intent.confirms and self.session.asks_before(command))
 
     def _maybe_early(self) -> bool:
         if not (self._complete and self.settings.answer_early and self._steady >= self.settings.early_steady_blocks):
