@@ -4,7 +4,8 @@ given, as in tests/test_live_confirm.py). "Stop listening" taken by mistake leav
 ignores every player but the one who says "start listening", and nobody is told why: heard with
 doubt, it is asked about first. "Resume" taken from the table talk of a break starts the clock:
 asked too. "Main menu", "new game" and "shut down" ask their own question (``confirms: true``):
-heard with doubt, that question is the only one."""
+heard with doubt, that question is the only one; but a game over is left without it, and when undo
+could still take its end back (the dice race of docs/adding-a-game.md), the loop asks first."""
 
 from __future__ import annotations
 
