@@ -271,6 +271,16 @@ class Box:
     def urgency(self) -> float:
         return self.held.urgency()
 
+    def asks_before(self, command: Command) -> bool:
+        """"shut down" always asks; "main menu" asks while a game goes on (in the menu it says the
+        menu again; a game over is left at once), and "new game" as the session says."""
+        session = self.session
+        if command.intent == "shut_down":
+            return True
+        if command.intent == "main_menu":
+            return session is None or not session.undo_left()
+        return session is not None and session.asks_before(command)
+
     def hear(self, text: str) -> Heard:
         """Words from a player: the box's own commands, or the menu's or the game's."""
         command = self.sentences.preferred(text, self.allowed_intents())

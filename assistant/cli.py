@@ -36,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     say = sub.add_parser("say", help="speak a sentence in a character's voice")
     say.add_argument("text")
-    say.add_argument("--voice", default="virus", help="virus, bsat1 or narrator")
+    say.add_argument("--voice", default="virus",
+                     help="a character: virus, bsat1 or narrator (and any added under characters: in config.yaml); "
+                     "a game's other speakers, such as zark, speak as the narrator, as in play")
     say.add_argument("-o", "--output", help="write a WAV file instead of playing")
 
     transcribe = sub.add_parser("transcribe", help="recognize a WAV file")

@@ -174,6 +174,10 @@ class Intent:
     #: acting on it by mistake loses nothing (repeat, help, status, volume): a command of it heard
     #: with doubt is acted on without asking (``harmless: true`` in the sentences file)
     harmless: bool = False
+    #: it asks its own yes-or-no question before anything is lost ("Shut down? Say yes or no."): a
+    #: command of it heard with doubt is acted on, and that question is the only one asked
+    #: (``confirms: true`` in the sentences file)
+    confirms: bool = False
 
 
 Slots = tuple[tuple[str, str], ...]
@@ -232,6 +236,7 @@ class SentenceSet:
                 str(spec.get("help", "")),
                 sentences,
                 bool(spec.get("harmless", False)),
+                bool(spec.get("confirms", False)),
             )
         self._check_refs()
 

@@ -102,6 +102,11 @@ class Front(Protocol):
 
     def say(self, text: str) -> None: ...
 
+    def asks_before(self, command: Command) -> bool:
+        """Whether ``command`` (of an intent marked ``confirms``) asks its own yes-or-no question
+        before anything is lost, or has nothing to lose, now (the live loop then does not ask too)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -436,6 +441,16 @@ class Session:
 
     def _can_undo(self) -> bool:
         return self.journal is not None and self.spec.supports_undo
+
+    def undo_left(self) -> bool:
+        """The game is over, and its last move can still be taken back: "new game" and "main
+        menu" leave it without asking, and that undo is lost."""
+        return self.game.is_over() and self._can_undo()
+
+    def asks_before(self, command: Command) -> bool:
+        """"new game" asks "Start a new game? This one will be lost." while the game goes on; a game
+        over is left at once, with nothing lost unless undo could still take its end back."""
+        return command.intent == "new_game" and not self.undo_left()
 
     def _check_over(self) -> None:
         if self.game.is_over() and self.journal is not None and not self.journal.finished:

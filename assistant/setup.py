@@ -251,11 +251,16 @@ def whisper_step(settings: HearingSettings, url: str, out: TextIO) -> None:
     print(f"Whisper: {label} is ready at {target} (checksums verified).", file=out)
 
 
+#: The exit code after Ctrl-C (as the shell gives a program SIGINT ended), the other commands' too.
+STOPPED = 130
+
+
 def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = None) -> int:
     """Fetch the Vosk model, then render the voice cache.
 
     0 when everything is ready, or when only what needs the network is missing (the assistant
-    plays without it; the summary says what is missing and how to add it later); 1 otherwise."""
+    plays without it; the summary says what is missing and how to add it later); 130 after Ctrl-C
+    (what was fetched or rendered is kept); 1 otherwise."""
     out = out or sys.stdout
     known = len(config.problems)
     settings = HearingSettings.from_config(config)
@@ -263,7 +268,7 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
     sha = config.value("hearing.vosk_sha256")
     for problem in config.problems[known:]:
         print(f"config: {problem}", file=sys.stderr)
-    failed = False
+    failed = stopped = False
     offline: list[str] = []
     if not getattr(args, "skip_model", False):
         #: (what the lines start with, what is missing without a network, what that means, the step)
@@ -280,6 +285,10 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
         for label, missing, without_it, step in steps:
             try:
                 step()
+            except KeyboardInterrupt:  # Ctrl-C: nothing after it, and the download is kept
+                print(f"\n{label}: stopped; what was downloaded is kept, and `assistant setup` goes on from "
+                      "there.\nSet-up is not complete: see above.", file=out)
+                return STOPPED
             except NoNetwork as error:
                 offline.append(f"{missing} ({error})")
                 print(f"{label}: {error}. {without_it}", file=out)
@@ -295,7 +304,7 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
                   "renders its own phrases in the background when it starts.", file=out, flush=True)
             print(prepare_voice_cache(config, every_game(config), out=out), file=out)
         except KeyboardInterrupt:
-            failed = True
+            failed = stopped = True
             print("\nVoices: stopped; what was rendered is kept, and `assistant setup` goes on from there.",
                   file=out)
         except Exception as error:  # the voices' own errors are many; say which and go on
@@ -308,4 +317,4 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
               "without it; run `assistant setup` again when online to add it.", file=out)
     else:
         print("Set-up done.", file=out)
-    return 1 if failed else 0
+    return STOPPED if stopped else 1 if failed else 0

@@ -37,6 +37,16 @@ def test_a_doubted_costly_command_is_asked_first_and_a_harmless_or_heard_one_is_
     assert not asked_first(sentences, NotRecognized("explore", "vetoed"))
 
 
+@pytest.mark.parametrize("words", ["stop listening", "shut down", "new game", "main menu", "resume"])
+def test_the_box_s_costly_commands_heard_with_doubt_are_asked_first(words: str) -> None:
+    """Asked by the loop (stop listening, resume) or by their own question (shut down, new game,
+    main menu: ``confirms``, not ``harmless``): none is counted acted on."""
+    sentences = game_module("omega-virus").sentences()
+    command = sentences.match(sentences.words(words))
+    assert command is not None
+    assert asked_first(sentences, Doubted(words, 0.5, "", command, why="taken by weigh alone"))
+
+
 def test_wrong_commands_are_counted_acted_on_and_asked_first_apart_and_together() -> None:
     tally = Tally()
     tally.add(True, ok=True, took=True, seconds=1.0, cpu=0.5)

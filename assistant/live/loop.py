@@ -17,11 +17,13 @@ What the ear gives at the end of an utterance is typed, and the loop acts on the
 heard is acted on; a command not allowed now has the game say why; words the hybrid ran out of
 time on (hearing.budget_seconds) are answered "Say again?" at once; anything else not understood is let go
 silently (table talk). A command heard with doubt (``Doubted``) is acted on at once only when its
-intent is ``harmless`` (sentences files: repeat, help, status, volume...); any other is asked
-about first ("Explore one two zero?"): yes acts on it, no drops it ("Say again?"), another
-command replaces it, and no answer within ``confirm_seconds`` drops it. Asking, not acting and
-offering a take-back: a wrong explore cannot be undone in the Omega Virus, and in the games that
-have "undo" a wrong move has already told the table what it revealed.
+intent is ``harmless`` (sentences files: repeat, help, status, volume...) or ``confirms`` (it asks
+its own question: new game, main menu, shut down; the front says whether it does now); any other
+(a move, stop listening, resume) is asked about first ("Explore one two zero?"): yes acts on it,
+no drops it ("Say again?"), another command replaces it, and no answer within ``confirm_seconds``
+drops it. Asking, not acting and offering a take-back: a wrong explore cannot be undone in the
+Omega Virus, and in the games that have "undo" a wrong move has already told the table what it
+revealed.
 
 The loop drives a ``Front``: one game's session, or the box that holds the spoken menu and the
 games. When what it holds changes (the menu, another game), ``ear_for`` gives an ear for the
@@ -419,7 +421,7 @@ class LiveLoop:
             else:
                 self.session.say(SAY_AGAIN)
             return True
-        if doubted is not None and not self._harmless(command):
+        if doubted is not None and self._ask_first(command):
             if not ANSWERS <= set(self.ear.sentences.intents):
                 self.log(f"heard {doubted.heard!r} as {doubted.text!r} with doubt ({doubted.why}); "
                          "no yes or no to ask with: asked to say it again")
@@ -436,9 +438,16 @@ class LiveLoop:
         self._asking, self._asked_at = doubted, time.monotonic()
         self.session.say(doubted.text[:1].upper() + doubted.text[1:] + "?")
 
-    def _harmless(self, command: Command) -> bool:
+    def _ask_first(self, command: Command) -> bool:
+        """Whether a doubted command is asked about: not when it loses nothing (``harmless``), nor
+        when it asks its own question before anything is lost (``confirms``: new game, shut down),
+        as it does now (a game over that undo could still take back is left without a question)."""
         intent = self.ear.sentences.intents.get(command.intent)
-        return intent is not None and intent.harmless
+        if intent is None:
+            return True
+        if intent.harmless:
+            return False
+        return not (intent.confirms and self.session.asks_before(command))
 
     def _maybe_early(self) -> bool:
         if not (self._complete and self.settings.answer_early and self._steady >= self.settings.early_steady_blocks):

@@ -286,9 +286,11 @@ class SpokenAnnouncer:
                 return error
             self._open_error = None
         chunks: queue.Queue[Any] = queue.Queue(maxsize=64)
-        producer = threading.Thread(target=self._produce, args=(items, chunks, timing), daemon=True)
+        stop = threading.Event()
+        producer = threading.Thread(target=self._produce, args=(items, chunks, timing, stop), daemon=True)
         failed: BaseException | None = None
         producer.start()
+        ended = False
         try:
             if sink is not None:
                 try:
@@ -316,9 +318,23 @@ class SpokenAnnouncer:
                     sink.end()
                 except Exception as error:
                     failed = error
+            ended = True
         finally:
+            if not ended:  # cut off (Ctrl-C): the producer stops after the sentence under way
+                self._stop_producer(producer, chunks, stop)
             producer.join()
         return failed
+
+    @staticmethod
+    def _stop_producer(producer: threading.Thread, chunks: queue.Queue[Any], stop: threading.Event) -> None:
+        """Have the producer stop at its next sentence, taking what it still puts so that it never
+        waits on a full queue (a synthesis cut off by the interpreter's exit aborts the process)."""
+        stop.set()
+        while producer.is_alive():
+            try:
+                chunks.get(timeout=0.05)
+            except queue.Empty:
+                pass
 
     def _recover(self, error: BaseException) -> bool:
         """After a sound error: go on in text (False), or wait for the speaker to work again
@@ -350,13 +366,14 @@ class SpokenAnnouncer:
             return True
         return False
 
-    def _produce(self, items: list[Output], chunks: queue.Queue[Any], timing: Timing) -> None:
+    def _produce(self, items: list[Output], chunks: queue.Queue[Any], timing: Timing,
+                 stop: threading.Event) -> None:
         voices = self.voices
         assert voices is not None
         pause_s = voices.settings.pause_seconds
         try:
             for index, output in enumerate(items):
-                if self.voices is None:
+                if self.voices is None or stop.is_set():
                     break
                 if isinstance(output, Sound):
                     audio, rate = voices.sound(output.name)
@@ -366,17 +383,19 @@ class SpokenAnnouncer:
                     chunks.put((index, audio, rate))
                     timing.audio_seconds += len(audio) / rate
                 elif isinstance(output, Say):
-                    self._produce_say(index, output, chunks, timing, pause_s)
+                    self._produce_say(index, output, chunks, timing, pause_s, stop)
         finally:
             chunks.put(_DONE)
 
     def _produce_say(self, index: int, output: Say, chunks: queue.Queue[Any], timing: Timing,
-                     pause_s: float) -> None:
+                     pause_s: float, stop: threading.Event) -> None:
         assert self.voices is not None
         character = self.voices.character(output.speaker)
         glitch = self.voices.specs[character].glitch
         try:
             for sentence in self.voices.sentences(output.text):
+                if stop.is_set():
+                    return
                 rendered = self.voices.sentence(character, sentence)
                 timing.cached.append(rendered.cached)
                 audio: Audio = rendered.audio

@@ -130,7 +130,8 @@ def steps_kept(ear: Any, kept: list[tuple[str, str, float]]) -> Callable[[Transc
 def asked_first(sentences: SentenceSet, result: Final) -> bool:
     """Whether play asks before acting on ``result``: a command taken with doubt (``Doubted``) whose
     intent is not ``harmless`` (``LiveLoop._take``: "Explore one zero zero?", acted on only after a
-    yes; a moment with no yes or no to ask with asks to say it again)."""
+    yes; a moment with no yes or no to ask with asks to say it again; an intent that ``confirms``
+    asks its own question instead: "Shut down? Say yes or no.")."""
     if not isinstance(result, Doubted) or result.command is None:
         return False
     intent = sentences.intents.get(result.command.intent)
