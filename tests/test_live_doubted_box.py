@@ -72,8 +72,11 @@ def box_table(*typed: str, game: str = GAME, journals: Path | None = None) -> Bo
     for words in (("skill zero",) if game == GAME else ()) + typed:
         box.hear(words)
     whisper, first = Whisper(), FirstPass()
+    # the free text's stages give the doubt here (Whisper's transcripts are written down); the
+    # closed stage's doubted move goes through the same loop in tests/test_live_confirm.py
+    hearing = HearingSettings(again_suppressed=0, closed=False)
     ear = Ear(first, box.sentences, box.allowed_intents(),
-              second=SecondOpinion(whisper, Spotter(box.sentences), HearingSettings(again_suppressed=0)))  # type: ignore[arg-type]
+              second=SecondOpinion(whisper, Spotter(box.sentences), hearing))  # type: ignore[arg-type]
     acted: list[Command] = []
     loop = LiveLoop(box, ear, Microphone(""), SpeakingSignal(ended_at=-100.0), None, LiveSettings(),
                     log=lambda line: None, on_action=lambda command, early: acted.append(command))
