@@ -75,13 +75,13 @@ def hybrid():  # type: ignore[no-untyped-def]
     return open_ear(settings, OMEGA, MOVE, engine="hybrid", fallback=False)
 
 
-def test_the_hybrid_takes_commands_by_the_closed_stage(hybrid, maker: ClipMaker) -> None:  # type: ignore[no-untyped-def]
+def test_the_hybrid_takes_commands_with_the_closed_check_last(hybrid, maker: ClipMaker) -> None:  # type: ignore[no-untyped-def]
     heard = [(text, hybrid.hear(maker.say(text, voice)), command) for voice in VOICES[:2] for text, command in COMMANDS]
     right = [h for text, h, command in heard if isinstance(h, Transcript) and h.command == command]
     wrong = [(text, h) for text, h, command in heard
              if isinstance(h, Transcript) and h.command is not None and h.command != command]
     assert len(right) >= 4 and not wrong, heard
-    assert [s.stage for s in hybrid.steps] == ["first", "closed"]
+    assert hybrid.steps[-1].stage == "closed"  # the last word
 
 
 @pytest.mark.parametrize("line", ["I would love another slice of pizza", "who took my red card",

@@ -52,7 +52,7 @@ def test_every_declared_key_is_a_field_of_hearing_settings_with_that_default() -
 
 
 def test_each_stage_has_a_switch_and_turning_it_off_in_config_or_settings_is_the_same() -> None:
-    assert STAGE_NAMES == ("closed", "spot", "unprompted", "veto", "runners_up", "weigh", "as_sentences", "again")
+    assert STAGE_NAMES == ("spot", "unprompted", "veto", "runners_up", "weigh", "as_sentences", "again", "closed")
     for stage in Cascade().stages:
         switch = stage.SETTINGS[0]
         assert type(switch.default) in (bool, int) and switch.key in BY_KEY, stage.name

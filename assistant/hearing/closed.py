@@ -95,8 +95,8 @@ def search(graph: WordGraph, decoder: NextTokens, beam: int = 6, keep: int = 8) 
     one's last word after the first and gives the next token's log probabilities, by which
     each grows by the first token of every word the grammar allows next (or its ending: a full
     stop, question or exclamation mark and the end of text, or the end at once). Log
-    probabilities only fall as tokens are added, so the search stops when no sentence under way can come within SPAN of the best
-    found, nor beat the ``keep``-th."""
+    probabilities only fall as tokens are added, so the search stops when no sentence under way
+    can come within SPAN of the best found, nor beat the ``keep``-th."""
     ways = [_Way((), graph.start_states(), (), 0.0, 0)]
     found: dict[tuple[str, ...], Sentence] = {}
     while ways:

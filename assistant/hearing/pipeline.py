@@ -5,10 +5,6 @@ through these stages, each a small class that declares its own settings (``Setti
 default, limits, one line of doc), decides one thing and reports what it decided and the CPU
 time it cost:
 
-    closed        Whisper held to the grammar (closed.py): the allowed sentence it finds likeliest
-                  is taken when it is clearly likelier than any of another command and not far
-                  below Whisper's own reading; otherwise nothing is. On (the default), it decides
-                  every utterance alone, and the stages below, the free text's, do not run.
     spot          Whisper writes the utterance (its best transcripts, prompted with the game's
                   examples); a command spotted in the best one is taken.
     unprompted    Whisper writes it again without the prompt; a command spotted there is taken.
@@ -20,6 +16,10 @@ time it cost:
     as_sentences  Whisper writes it once more prompted with each example as a sentence.
     again         what nothing took is heard once more through the noise suppressor, and the
                   stages above decide again on that (Whisper alone: a vetoed command stays vetoed).
+    closed        the last word: Whisper held to the grammar (closed.py) finds the allowed sentence
+                  it finds likeliest for the audio; a command the stages above took stands only
+                  when it is that sentence's (else it is asked about), and when they took nothing,
+                  that sentence is taken when it is clear enough.
 
 Every stage has a stable short name and one switch setting (``Stage.switch``): off, it is
 skipped (``veto`` off lets the first pass's command stand). ``HearingSettings.without(*names)``
@@ -279,23 +279,25 @@ class HeldTo:
 
 
 class Closed(Stage):
-    """Whisper held to the grammar (assistant/hearing/closed.py): of the sentences allowed now,
-    the one Whisper finds likeliest is heard when the first pass took the same command, or when
-    it is clearly likelier than any sentence of another command (``closed_margin``) and near
-    what Whisper would write freely (``closed_fit``, per token: table talk is far likelier as
-    itself than as any command); a little farther (``closed_ask_fit``), it is doubted (asked
-    about). Otherwise nothing is taken. On, it decides every utterance alone: the stages after
-    it are the free text's (off)."""
+    """Whisper held to the grammar (assistant/hearing/closed.py), run last, on what the stages
+    before decided (``check``). A command they took stands when the allowed sentence Whisper
+    finds likeliest is the same command (and Whisper would stop writing after it: ``closed_stop``)
+    and is asked about otherwise. When they took nothing, the likeliest sentence is heard when
+    the first pass took the same command, or when it is clearly likelier than any sentence of
+    another command (``closed_margin``) and near what Whisper would write freely (``closed_fit``,
+    per token: table talk is far likelier as itself than as any command); a little farther
+    (``closed_ask_fit``), it is asked about."""
 
     name = "closed"
     sure = True
     typical_seconds = 0.5
     SETTINGS = (
-        Setting("hearing.whisper.closed", True, "Decide by the allowed sentence Whisper finds likeliest (off: spot "
-                "commands in its free text, and the stages after that)."),
+        Setting("hearing.whisper.closed", True, "Check what the stages above took against the allowed sentence "
+                "Whisper finds likeliest, and take that sentence when they took nothing."),
         Setting("hearing.whisper.closed_beam", 6, "Sentences under way in that search.", minimum=1, maximum=32),
         Setting("hearing.whisper.closed_margin", 4.5, "How much likelier (natural log) the best sentence must be "
-                "than any sentence of another command, unless the first pass took the same.",
+                "than any sentence of another command (when the stages above took nothing), unless the first "
+                "pass took the same.",
                 minimum=0.0, maximum=50.0),
         Setting("hearing.whisper.closed_fit", 0.9, "How much less likely (natural log, per token) it may be than "
                 "Whisper's own reading to be heard.", minimum=0.0, maximum=20.0),
@@ -323,16 +325,28 @@ class Closed(Stage):
         return "doubted" if held.fit >= -settings.closed_ask_fit else ""
 
     def run(self, case: Case) -> Final | None:
+        return self.check(case, None)
+
+    def check(self, case: Case, decided: Final | None) -> Final:
+        """The final say on what the stages before decided (``decided``; None: nothing yet).
+        A command they took stands (heard) when the sentence Whisper finds likeliest is the same
+        command, and is asked about otherwise; when they took nothing, this stage's own rule
+        (``verdict``) decides. A command not allowed now, or an over-budget verdict, stands."""
         s = case.settings
         transcriber = case.transcriber
+        if isinstance(decided, (NotAllowedNow, OverBudget)):
+            return decided
         if not transcriber.listen(case.audio, s.closed_window):
-            return NotRecognized("", "too short for Whisper", 0.0)
+            return decided if decided is not None else NotRecognized("", "too short for Whisper", 0.0)
         found = transcriber.held_to(case.ear.graph, s.closed_beam)
         reading, own = transcriber.own_reading()
         sentences = case.ear.sentences
         intents = case.ear.graph.intents
         commands = [sentences.match(list(sentence.words), intents) for sentence in found]
+        taken = decided.command if isinstance(decided, Transcript) else None
         if not found or commands[0] is None:
+            if taken is not None and isinstance(decided, Transcript):
+                return _asked(decided, "Whisper held to the grammar found no allowed sentence")
             return self._nothing(case, reading, "no allowed sentence found")
         best, command = found[0], commands[0]
         other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
@@ -340,14 +354,19 @@ class Closed(Stage):
         held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words),
                       "none" if first is None else "same" if first == command else "other", best.stop)
         case.notes[self.name] = f"{best.text!r} [{held.note()}]"
+        if taken is not None and isinstance(decided, Transcript):
+            if command == taken and held.stop >= -s.closed_stop:
+                return Transcript(decided.text, decided.confidence, decided.heard, taken, decided.snapped)
+            return _asked(decided, f"Whisper held to the grammar hears {best.text!r}")
         verdict = self.verdict(held, s)
         if verdict == "heard":
             return Transcript(best.text, 1.0, reading, command)
         if verdict == "doubted":
             return Doubted(best.text, 0.5, reading, command,
                            why=f"Whisper held to the grammar, {-held.fit:.1f} per token below its own reading")
-        return self._nothing(case, reading, f"Whisper held to the grammar: {best.text!r} not clear "
-                                            f"(margin {held.margin:.1f}, fit {held.fit:.2f})")
+        return decided if decided is not None else self._nothing(
+            case, reading, f"Whisper held to the grammar: {best.text!r} not clear (margin {held.margin:.1f}, "
+                           f"fit {held.fit:.2f})")
 
     @staticmethod
     def confirms(ear: Ear, transcriber: Transcriber, settings: HearingSettings, audio: bytes,
@@ -571,7 +590,7 @@ class Again(Stage):
         alone = NotRecognized(heard.text, "vetoed by Whisper", heard.confidence) if heard is not None else case.first
         again = Case(case.ear, case.transcriber, case.spotter, case.settings, alone, cleaned,
                      within=case.settings.again_within, prefix=f"{case.prefix}again/", steps=case.steps)
-        decided = self.cascade.run(again, self.cascade.stages[:-1])
+        decided = self.cascade.run(again, [s for s in self.cascade.free_text if s is not self])
         return decided if taken(decided) else None
 
 
@@ -601,8 +620,11 @@ class Cascade:
     LEARN = 0.3
 
     def __init__(self) -> None:
-        self.stages: list[Stage] = [Closed(), Spot(), Unprompted(), Veto(), RunnersUp(), Weigh(), AsSentences()]
+        self.stages: list[Stage] = [Spot(), Unprompted(), Veto(), RunnersUp(), Weigh(), AsSentences()]
         self.stages.append(Again(self))
+        #: the last word: Whisper held to the grammar checks what the stages above decided
+        self.closed = Closed()
+        self.stages.append(self.closed)
         #: each stage's expected CPU seconds per second of audio heard (its cost grows with the
         #: utterance: the grammar search's encoding and decoding do), learned as it runs
         self.typical: dict[str, float] = {stage.name: stage.typical_seconds / TYPICAL_AUDIO for stage in self.stages}
@@ -615,13 +637,42 @@ class Cascade:
     def decide(self, case: Case) -> Final:
         """The decision on ``case`` (a fresh utterance)."""
         self.steps, self.spent = case.steps, 0.0
-        decided = self.run(case, self.stages)
+        decided = self.run(case, self.free_text)
+        if not isinstance(decided, OverBudget):
+            decided = self._check(case, decided)
         if isinstance(decided, Transcript) and decided.command is not None and not isinstance(decided, Doubted):
             why = self._doubt(case)
             if why:
                 return Doubted(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped,
                                decided.doubt, why=why)
         return decided
+
+    @property
+    def free_text(self) -> list[Stage]:
+        """The stages that decide on Whisper's free text, in order (all but the closed check)."""
+        return [stage for stage in self.stages if stage is not self.closed]
+
+    def _check(self, case: Case, decided: Final) -> Final:
+        """The closed stage's say on the decision, when it is on and fits the budget."""
+        stage = self.closed
+        if not stage.on(case.settings):
+            case.steps.append(Step(stage.name, "off"))
+            return decided
+        seconds = max(len(case.audio) / BYTES_PER_SECOND, MIN_AUDIO)
+        expected = self.expected[stage.name] * seconds
+        if self.spent + expected > case.settings.budget_seconds:
+            case.steps.append(Step(stage.name, f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"))
+            self.expected[stage.name] += self.LEARN * (self.typical[stage.name] - self.expected[stage.name])
+            if isinstance(decided, Transcript) and decided.command is not None:
+                return _asked(decided, "not checked by Whisper held to the grammar (over the budget)")
+            return decided
+        start = self.clock()
+        checked = stage.check(case, decided)
+        cost = self.clock() - start
+        self.spent += cost
+        self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
+        case.steps.append(Step(stage.name, _checked(checked, decided, case), cost, _command(checked)))
+        return checked
 
     def run(self, case: Case, stages: Sequence[Stage]) -> Final:
         """Each stage in turn until one decides; the conclusion when none does."""
@@ -682,6 +733,12 @@ class Cascade:
                              f"{getattr(opinion, 'reason', '')}", first.confidence, first.alternatives)
 
 
+def _asked(decided: Transcript, why: str) -> Doubted:
+    """A command taken, to be asked about: the closed stage did not find it likeliest."""
+    return Doubted(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped, decided.doubt,
+                   why=why)
+
+
 def _verdict(stage: Stage, decided: Final | None, case: Case) -> str:
     """A stage's verdict, for traces: took, confirmed, vetoed or nothing."""
     if decided is None:
@@ -693,6 +750,18 @@ def _verdict(stage: Stage, decided: Final | None, case: Case) -> str:
     what = command.to_json() if command is not None else "-"
     note = f" {case.notes[stage.name]}" if stage.name in case.notes else ""
     return (f"confirmed {what}" if decided is case.first else f"took {what}") + note
+
+
+def _checked(checked: Final, decided: Final, case: Case) -> str:
+    """The closed check's verdict, for traces and studies (its figures after it)."""
+    note = f" {case.notes['closed']}" if "closed" in case.notes else ""
+    command = _command(checked)
+    if command is None:
+        return f"decided: nothing taken{note}"
+    what = command.to_json()
+    if isinstance(checked, Doubted):
+        return f"asked {what}{note}"
+    return (f"confirmed {what}" if _command(decided) == command else f"took {what}") + note
 
 
 def _command(decided: Final | None) -> Command | None:
