@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tests.audio_env import ensure_audio
-from tests.live_helpers import FAST_SPEECH, Lines, live_assistant, wait_quiet
+from tests.live_helpers import Lines, live_assistant, wait_quiet
 from tests.support.spoken import ClipMaker, Speaker
 
 pytestmark = [pytest.mark.audio, pytest.mark.model]
@@ -45,7 +45,7 @@ def test_three_new_voices_sign_on_and_play(tmp_path: Path) -> None:
 games:
   omega_virus:
     response_extra_seconds: 60
-""" + FAST_SPEECH  # the players' voices are what this test is about, not the characters'
+"""
     maker = ClipMaker(tmp_path / "clips")
     chatter = maker.say("I think we should order pizza after this game", OTHER_VOICES[1])
     repeats: list[str] = []
