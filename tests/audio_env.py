@@ -91,13 +91,23 @@ def private_env(folder: Path) -> dict[str, str]:
             "PULSE_COOKIE": str(folder / "cookie"), "PULSE_CLIENTCONFIG": str(folder / "client.conf")}
 
 
-def _answers(server: str, folder: Path) -> bool:
-    """Whether a PulseAudio answers at ``server`` (a pactl whose cookie and runtime are in ``folder``)."""
+def server_info(server: str) -> str | None:
+    """What ``pactl info`` says of the PulseAudio at ``server``, or None when none answers there;
+    asked with the cookie and runtime folder of the tests' own (``private_folder()``), so that
+    asking writes nothing into ~/.config/pulse."""
     try:
-        return subprocess.run(["pactl", "info"], capture_output=True, timeout=5,
-                              env={**os.environ, **private_env(folder), "PULSE_SERVER": server}).returncode == 0
+        done = subprocess.run(["pactl", "info"], capture_output=True, text=True, timeout=5,
+                              env={**os.environ, **private_env(private_folder()), "PULSE_SERVER": server})
     except (OSError, subprocess.SubprocessError):
-        return False
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def default_devices_in(info: str) -> tuple[str, str]:
+    """The default sink and source named in ``pactl info``'s output ("" for one not named)."""
+    sink = re.search(r"^Default Sink: (.*)$", info, re.MULTILINE)
+    source = re.search(r"^Default Source: (.*)$", info, re.MULTILINE)
+    return (sink.group(1).strip() if sink else "", source.group(1).strip() if source else "")
 
 
 def find_server() -> str | None:
@@ -118,7 +128,7 @@ def find_server() -> str | None:
     for server in dict.fromkeys(candidates):
         if server.startswith("unix:") and not Path(server[5:]).is_socket():
             continue
-        if _answers(server, folder):
+        if server_info(server) is not None:
             return server
     return None
 
@@ -178,10 +188,7 @@ def _server_pid() -> int | None:
 
 
 def _defaults() -> tuple[str, str]:
-    info = _pactl("info", check=False)
-    sink = re.search(r"^Default Sink: (.*)$", info, re.MULTILINE)
-    source = re.search(r"^Default Source: (.*)$", info, re.MULTILINE)
-    return (sink.group(1).strip() if sink else "", source.group(1).strip() if source else "")
+    return default_devices_in(_pactl("info", check=False))
 
 
 def _use_private(folder: Path) -> None:
@@ -223,12 +230,18 @@ def _start_private(folder: Path) -> subprocess.CompletedProcess[str]:
     user may enter, so clients need no cookie."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     (folder / "native").unlink(missing_ok=True)
+    command = [f"--load=module-native-protocol-unix socket={folder / 'native'} auth-anonymous=1"
+               if part == "--load=module-native-protocol-unix" else part for part in START_COMMAND]
+    return subprocess.run(command, capture_output=True, text=True, timeout=20, env=server_env(folder))
+
+
+def server_env(folder: Path) -> dict[str, str]:
+    """The environment of a PulseAudio that keeps its runtime files, its state and its cookie (in
+    a config home of its own) in ``folder``, so nothing in ~/.config/pulse."""
     env = {**os.environ, "PULSE_RUNTIME_PATH": str(folder), "PULSE_STATE_PATH": str(folder / "state"),
            "XDG_CONFIG_HOME": str(folder / "config")}
     env.pop("PULSE_SERVER", None)
-    command = [f"--load=module-native-protocol-unix socket={folder / 'native'} auth-anonymous=1"
-               if part == "--load=module-native-protocol-unix" else part for part in START_COMMAND]
-    return subprocess.run(command, capture_output=True, text=True, timeout=20, env=env)
+    return env
 
 
 def stop_started_audio() -> None:
@@ -391,17 +404,18 @@ _counter = itertools.count()
 
 
 @contextlib.contextmanager
-def _env(name: str, value: str) -> Iterator[None]:
-    """$name set to ``value`` while in use, then as it was."""
-    previous = os.environ.get(name)
-    os.environ[name] = value
+def _env(**values: str) -> Iterator[None]:
+    """These environment variables set while in use, then as they were."""
+    previous = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
     try:
         yield
     finally:
-        if previous is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = previous
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @contextlib.contextmanager
@@ -415,7 +429,7 @@ def private_sink(prefix: str = "test") -> Iterator[str]:
     name = f"{prefix}_{os.getpid()}_{next(_counter)}_{uuid.uuid4().hex[:6]}"
     module = _load("module-null-sink", f"sink_name={name}")
     try:
-        with _env("PULSE_SINK", name):
+        with _env(PULSE_SINK=name):
             yield name
     finally:
         _unload(module)
@@ -435,7 +449,7 @@ def private_mic(prefix: str = "mic") -> Iterator[Path]:
     module = _load("module-pipe-source", f"source_name={name}", f"file={fifo}", "format=s16le",
                    f"rate={RATE}", "channels=1")
     try:
-        with _env("PULSE_SOURCE", name):
+        with _env(PULSE_SOURCE=name):
             yield fifo
     finally:
         _unload(module)
@@ -468,16 +482,13 @@ class SecondServer:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.socket.unlink(missing_ok=True)
         self.mic_fifo.unlink(missing_ok=True)  # module-pipe-source will not take an old one
-        env = {**os.environ, "PULSE_RUNTIME_PATH": str(self.folder), "PULSE_STATE_PATH": str(self.folder),
-               "XDG_CONFIG_HOME": str(self.folder / "config")}  # its cookie: not in ~/.config/pulse
-        env.pop("PULSE_SERVER", None)
         self.process = subprocess.Popen(
             ["pulseaudio", "-n", "--daemonize=no", "--use-pid-file=no", "--exit-idle-time=-1",
              f"--load=module-native-protocol-unix socket={self.socket}",
              f"--load=module-null-sink sink_name={self.SINK}",
              f"--load=module-pipe-source source_name={self.MIC} file={self.mic_fifo} format=s16le "
              f"rate={RATE} channels=1"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            env=server_env(self.folder), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 10
         while subprocess.run(["pactl", "info"], env=self.env(), capture_output=True, timeout=5).returncode:
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -491,12 +502,8 @@ class SecondServer:
             self.process.wait(timeout=10)
             self.process = None
 
-    @contextlib.contextmanager
-    def use(self) -> Iterator[None]:
-        with contextlib.ExitStack() as stack:
-            for name, value in private_env(self.folder).items():
-                stack.enter_context(_env(name, value))
-            yield
+    def use(self) -> contextlib.AbstractContextManager[None]:
+        return _env(**private_env(self.folder))
 
 
 class Recorder:

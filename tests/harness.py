@@ -22,7 +22,8 @@ from assistant.sentences import Alt, Node, SentenceSet, Seq, SlotRef, Word
 from assistant.session import SESSION_INTENTS
 
 #: How many seeded random games each random-play test plays: 2,000 in ./test.sh (about 20 s for
-#: the Command Center, Prologue and Planets together); a longer sweep is one variable away:
+#: the Command Center, Prologue and Planets together, about 5 s more for the MSX card battle); a longer
+#: sweep is one variable away:
 #: ``RANDOM_GAMES=10000 ./test.sh tests/test_omega_random.py ...`` (docs/development.md).
 RANDOM_GAMES = int(os.environ.get("RANDOM_GAMES", "2000"))
 

@@ -248,3 +248,26 @@ def test_an_unreachable_index_is_could_not_check_not_a_verdict(tmp_path: Path) -
     assert "Raspberry Pi OS Bookworm: could not check: the package index http://127.0.0.1:9/simple cannot be " \
            "reached" in result.stderr
     assert "Connection refused" in result.stderr
+
+
+def test_pip_that_cannot_reach_the_index_is_could_not_check_too(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index lost after the check began (the script's first look, ``reach``, found it): pip's
+    own words ("Retrying ... after connection broken by") stop the check too, as a failure to
+    check, not as packages found missing. Here pip is asked directly and retries once, not five
+    times (8 s)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_aarch64_wheels", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    check = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, check)
+    spec.loader.exec_module(check)
+    real_pip = check.pip
+    monkeypatch.setattr(check, "pip", lambda *args: real_pip("--retries", "1", *args))
+    (tmp_path / "pure").mkdir()
+    failed: dict[str, str] = {}
+    with pytest.raises(check.CheckError, match=r"http://127.0.0.1:9/simple cannot be reached \(.*Connection refused"):
+        check.resolve_for_pi(check.TARGETS[0], ["goodpure"], "http://127.0.0.1:9/simple", tmp_path,
+                             tmp_path / "pure", set(), failed)
+    assert not failed

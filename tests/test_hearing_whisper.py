@@ -6,9 +6,10 @@ from __future__ import annotations
 import functools
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -154,9 +155,10 @@ def test_the_log_mel_input_and_the_transcripts_are_faster_whispers(maker: ClipMa
         segments, _ = theirs.transcribe(samples, language="en", beam_size=5, initial_prompt=prompt,
                                         condition_on_previous_text=False, without_timestamps=True,
                                         temperature=0.0, vad_filter=False)
-        assert ours.transcribe(clip.tobytes(), prompt) == " ".join(s.text.strip() for s in segments).strip()
+        written = ours.transcribe(clip.tobytes(), prompt)
+        assert written == " ".join(s.text.strip() for s in segments).strip()
         hypotheses = ours.hypotheses(clip.tobytes(), prompt, 3)
-        assert len(hypotheses) == 3 and hypotheses[0] == ours.transcribe(clip.tobytes(), prompt)
+        assert len(hypotheses) == 3 and hypotheses[0] == written
         # the same audio again without the prompt, on the kept encoding: as if heard anew unprompted
         plain = ours.again("", 2)
         assert plain == ours.hypotheses(clip.tobytes(), "", 2)
@@ -203,6 +205,25 @@ def test_whisper_hears_through_the_noise_suppressor_when_asked(maker: ClipMaker,
 @pytest.fixture(scope="module")
 def whisper_ear():  # type: ignore[no-untyped-def]
     return open_ear(HearingSettings(recognizer="whisper"), OMEGA, MOVE, engine="whisper", fallback=False)
+
+
+@pytest.fixture(scope="module")
+def hybrid_ear() -> Callable[..., Ear]:
+    """The hybrid listener for a game, with these HearingSettings (the free text's stages: the
+    closed check off unless asked for), opened once in this module:
+    the cases of a parametrized test share it, as the clips of one case do (an opening loads
+    PocketSphinx's grammar and Whisper: about 0.9 s). A test that changes it does so through
+    monkeypatch, undone when it ends."""
+    ears: dict[str, Ear] = {}
+
+    def ear(game: str, **settings: Any) -> Ear:
+        key = f"{game} {sorted(settings.items())}"
+        if key not in ears:
+            hearing = HearingSettings(recognizer="hybrid", **{"closed": False, **settings})
+            ears[key] = open_ear(hearing, game_module(game).sentences(), None, engine="hybrid", fallback=False)
+        return ears[key]
+
+    return ear
 
 
 COMMANDS = [
@@ -404,7 +425,7 @@ MISHEARD = ["Hit that.", "Hit attack."]
 @pytest.mark.parametrize("voice", [OTHER_VOICES[0], Speaker("piper", "joe", 0.9, 1.0, 0.4, 0.5)],
                          ids=lambda voice: voice.label)
 def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_transcript(
-        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch, voice: Speaker) -> None:
+        maker: ClipMaker, hybrid_ear: Callable[..., Ear], monkeypatch: pytest.MonkeyPatch, voice: Speaker) -> None:
     """Whisper's beam ranks by mean token likelihood, so it may write a longer mishearing ("Hit
     that.", as tiny.en did for a slow Piper "attack", with "Hit attack." next) where it finds the
     short command ("Attack.") likelier over its tokens. The mishearing is made here (Whisper is
@@ -412,16 +433,13 @@ def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_tr
     model's of the real clip. Weighing the commands nearest the transcripts takes attack (none
     is spotted in them, and the lesser one is too far from the best for a runner-up); without
     weighing, nothing is taken."""
-    cards = game_module("msx-cards").sentences()
     clip = maker.say("attack", voice)
-    weighing = open_ear(HearingSettings(recognizer="hybrid", closed=False, weigh=True, budget_seconds=60.0), cards,
-                        None, engine="hybrid", fallback=False)
+    weighing = hybrid_ear("msx-cards", weigh=True, budget_seconds=60.0)
     misheard(weighing, MISHEARD, monkeypatch)
     heard = weighing.hear(clip)
     assert isinstance(heard, Transcript) and heard.command == Command("attack", {}), heard
     assert heard.heard == "Hit that.", heard  # taken from the mishearing, by weighing it
-    plain = open_ear(HearingSettings(recognizer="hybrid", closed=False, weigh=True, score_nearest=0,
-                                     budget_seconds=60.0), cards, None, engine="hybrid", fallback=False)
+    plain = hybrid_ear("msx-cards", weigh=True, score_nearest=0, budget_seconds=60.0)
     misheard(plain, MISHEARD, monkeypatch)
     assert not isinstance(plain.hear(clip), Transcript)
 
@@ -429,11 +447,10 @@ def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_tr
 @pytest.mark.parametrize("game, line", [("msx-cards", "that attack was unfair"),
                                         ("msx-cards", "can you pass me the chips"),
                                         ("prologue", "keep going, you're nearly there")])
-def test_weighing_takes_no_table_talk(maker: ClipMaker, game: str, line: str) -> None:
+def test_weighing_takes_no_table_talk(maker: ClipMaker, hybrid_ear: Callable[..., Ear], game: str, line: str) -> None:
     # The last: talk that starts with a command ("keep going") is not taken, because Whisper,
     # made to write "Keep going.", would go on writing.
-    ear = open_ear(HearingSettings(recognizer="hybrid", closed=False, weigh=True), game_module(game).sentences(),
-                   None, engine="hybrid", fallback=False)
+    ear = hybrid_ear(game, weigh=True)
     for voice in OTHER_VOICES:
         heard = ear.hear(maker.say(line, voice))
         assert isinstance(heard, NotRecognized), (voice.label, heard)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.audio_env import ensure_audio
-from tests.live_helpers import piper_clip, running_assistant, wait_quiet
+from tests.live_helpers import FAST_SPEECH, piper_clip, running_assistant, wait_quiet
 
 pytestmark = [pytest.mark.audio, pytest.mark.model]
 
@@ -49,7 +49,7 @@ voice:
   cache_dir: {tmp_path / 'voices'}
 hearing:
   models_dir: {tmp_path / 'models'}
-""", encoding="utf-8")
+{FAST_SPEECH}""", encoding="utf-8")  # the menu three times, 7-Zark-7's greeting: 17 s at the usual pace
     state = tmp_path / "state"
     clips = {text: piper_clip(text) for text, _ in SCRIPT}
     repeats: list[str] = []

@@ -114,12 +114,16 @@ hearing:
     stderr = tmp_path / "stderr.txt"
     with running_assistant(tmp_path, "phone", play_command(config, "--seed", "1", "--new")) as live:
         out, feeder, recorder = live.out, live.feeder, live.recorder
-        mark = len(recorder.samples())
         announced = printed(out, "BSAT1: Phone keypad: on your phone, open 1 2 7 dot 0 dot 0 dot 1, port ",
                             timeout=90)
+        # Each wait for the speaker below starts when the line is printed (as its audio starts), so
+        # that it waits for that line: the pause before a line rendered as it is said (the port and
+        # PIN, a color) would end a wait begun at an earlier line (and a command said over the
+        # assistant is not heard: it was said again after say_until's 20 s).
+        saying = len(recorder.samples())
         url, pin = address_and_pin(stderr)
         assert announced.endswith(f"and enter PIN {' '.join(pin)}.")  # the terminal's PIN is the one said
-        wait_quiet(recorder, mark)
+        wait_quiet(recorder, saying)
         first, second = Browser(url), Browser(url)
         assert first.join(pin, "red")["waiting"] is False  # one phone for Red is no news: no WAITING
         time.sleep(1.0)  # the second phone joins a moment later
@@ -127,8 +131,9 @@ hearing:
         mark = len(recorder.samples())
         assert second.join(pin, "red")["waiting"] is True
         told = out.wait_for(WAITING, timeout=10)
+        saying = len(recorder.samples())
         assert told >= second_joins, out.lines
-        wait_quiet(recorder, mark)
+        wait_quiet(recorder, saying)
         assert first.phone() == {"color": "red", "waiting": False}
         assert second.phone() == {"color": "red", "waiting": True}
         time.sleep(2.0)  # the table takes it in (not told again meanwhile: counted at the end)

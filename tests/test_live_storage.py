@@ -12,8 +12,17 @@ from pathlib import Path
 import pytest
 
 from assistant.journal import find_unfinished
-from tests.audio_env import SecondServer
-from tests.live_helpers import Lines, MicFeeder, piper_clip, play_command, private_folders, say_until, stop
+from tests.audio_env import Recorder, SecondServer
+from tests.live_helpers import (
+    Lines,
+    MicFeeder,
+    piper_clip,
+    play_command,
+    private_folders,
+    say_until,
+    stop,
+    wait_quiet,
+)
 
 CONFIG = ("recognizer: pocketsphinx\nkeypad: {source: none}\n"
           "live: {retry_seconds: 0.5}\n")
@@ -48,8 +57,10 @@ def _play_live_without_saving(tmp_path: Path, config: Path, state: Path, full_di
         preexec_fn=_full_disk if full_disk else None)  # stderr is a pipe, not a file: no limit on it
     out, errors = Lines(proc.stdout), Lines(proc.stderr)
     try:
-        out.wait_for("BSAT1: Enter skill.")
-        say_until(feeder, piper_clip("skill zero"), out, "BSAT1: Red, enter secret code.")
+        with server.use(), Recorder(f"{SecondServer.SINK}.monitor") as recorder:
+            out.wait_for("BSAT1: Enter skill.")  # printed as its audio starts
+            wait_quiet(recorder, len(recorder.samples()))  # the player answers once it is said, not over it
+            say_until(feeder, piper_clip("skill zero"), out, "BSAT1: Red, enter secret code.")
         assert "BSAT1: Red, enter secret code." in out.lines, out.lines
     except AssertionError as failure:
         raise AssertionError(f"{failure}\nassistant's stderr:\n" + "\n".join(errors.lines)) from None

@@ -1,4 +1,5 @@
-"""10,000 seeded random MSX card battles: every game ends, and Vitality and counters always add up.
+"""Seeded random MSX card battles (RANDOM_GAMES, tests/harness.py: 2,000 in ./test.sh): every
+game ends, and Vitality and counters always add up.
 
 The driver plays the engine directly, choosing among the commands allowed at each moment
 (with random numbers for the cards, weak and strong), and checks the invariants after
@@ -19,8 +20,9 @@ from assistant.games import msx_cards
 from assistant.games.msx_cards.combat import ENEMY, PLAYER
 from assistant.games.msx_cards.engine import BOSS_FIGHT, LOST, WON, MsxCards
 from assistant.games.msx_cards.tables import RACES
+from tests.harness import RANDOM_GAMES
 
-GAMES = 10_000
+GAMES = RANDOM_GAMES  # tests/harness.py
 MAX_COMMANDS = 2_000
 WEIGHTS = {"attack": 10.0, "capsule": 2.0, "roll": 3.0, "set_stat": 0.2, "draw_enemy": 2.0, "status": 0.1,
            "repeat": 0.1, "capsules": 0.1}
@@ -96,7 +98,7 @@ def check_words(outputs: list[Say], fixed: set[str]) -> int:
 
 
 @pytest.mark.slow
-def test_ten_thousand_random_games() -> None:
+def test_random_games_end_and_keep_their_counts() -> None:
     settings = msx_cards.settings_from_config(Config())
     settings["event_chance"] = 0.15
     game_settings = msx_cards.MsxSettings.from_mapping(settings)  # checked once; each game gets its own dice
@@ -128,7 +130,11 @@ def test_ten_thousand_random_games() -> None:
         ends[game.stage] += 1
         worlds[game.world_index] += 1
         events += game.events_seen
-    # the games really went everywhere: wins, losses, every World, events and capsules
-    assert ends[WON] > 20 and ends[LOST] > 5000
+    # The games really went everywhere: wins, losses, every World, events and capsules. The
+    # bounds are per game, as they were for 10,000 games (over 20 won, 5,000 lost, 1,000 events
+    # and capsules, 100 refused, 5,000 rolls re-added). Measured: 2,000 games give 17 won, 1,983
+    # lost, 6,349 events, 3,404 capsules, 2,220 refused, 3,930 re-added; 10,000 give 88, 9,912,
+    # 32,658, 17,570, 11,140 and 20,300.
+    assert ends[WON] > GAMES / 500 and ends[LOST] > GAMES / 2
     assert set(worlds) == set(range(5))
-    assert events > 1000 and capsules > 1000 and refused > 100 and added > 5000
+    assert events > GAMES / 10 and capsules > GAMES / 10 and refused > GAMES / 100 and added > GAMES / 2

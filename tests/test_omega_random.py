@@ -1,4 +1,5 @@
-"""10,000 seeded random games: every input a player could give, invariants after every step."""
+"""Seeded random games (RANDOM_GAMES, tests/harness.py): every input a player could give,
+invariants after every step."""
 
 from __future__ import annotations
 

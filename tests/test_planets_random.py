@@ -1,4 +1,5 @@
-"""Battle of the Planets: 10,000 seeded random games, checked against invariants at every step.
+"""Battle of the Planets: seeded random games (RANDOM_GAMES, tests/harness.py), checked against
+invariants at every step.
 
 A random table of 2-4 players reports random happenings (allowed or not). The test keeps
 its own book of where every Monster card is, by the rules, and checks the engine against

@@ -1,4 +1,5 @@
-"""Omega Virus: Prologue: 10,000 seeded random games, checked against invariants at every step.
+"""Omega Virus: Prologue: seeded random games (RANDOM_GAMES, tests/harness.py), checked against
+invariants at every step.
 
 A random table says random things (allowed or not) at random moments. The test keeps its
 own tally of the cards it handed out and checks the engine's scores against it: points

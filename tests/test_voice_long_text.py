@@ -18,12 +18,12 @@ MEASURE = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:]
 
 
 def test_a_100000_character_say_stays_under_500_mb(tmp_path: Path) -> None:
-    # Plain English with no full stop, the input that exhausted memory. It repeats, so after its
-    # first dozen pieces the rest comes from the phrase cache and the test stays quick; every
-    # piece still goes through the voice, the effects and the WAV file.
-    text = ("the players move their pieces on the real board and give the commands while the "
-            "computer answers out loud in character with no internet ") * 800
-    text = text[:100_000]
+    # Plain English with no full stop, the input that exhausted memory. It repeats, 75 characters
+    # a time, so that every 150-character piece is the same two of them (149 characters; the
+    # last piece is shorter): Piper renders two pieces, and the other 665 come from the phrase
+    # cache (a repeat that cut into a dozen different pieces rendered 12, 10 s more); every piece
+    # still goes through the voice, the effects and the WAV file.
+    text = ("the players move their pieces on the real board while the computer answers " * 1400)[:100_000]
     config = tmp_path / "config.yaml"
     config.write_text(f"voice:\n  cache_dir: {tmp_path / 'cache'}\n", encoding="utf-8")
     out = tmp_path / "out.wav"

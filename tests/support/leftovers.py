@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,21 +94,11 @@ def default_devices(server: str | None = None) -> tuple[str, str] | None:
     ~/.config/pulse."""
     if shutil.which("pactl") is None:
         return None
-    from tests.audio_env import find_server, private_env, private_folder
+    from tests.audio_env import default_devices_in, find_server, server_info
 
     server = server or find_server()
-    if server is None:
-        return None
-    try:
-        done = subprocess.run(["pactl", "info"], capture_output=True, text=True, timeout=10,
-                              env={**os.environ, **private_env(private_folder()), "PULSE_SERVER": server})
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    sink = re.search(r"^Default Sink: (.*)$", done.stdout, re.MULTILINE)
-    source = re.search(r"^Default Source: (.*)$", done.stdout, re.MULTILINE)
-    return (sink.group(1).strip() if sink else "", source.group(1).strip() if source else "")
+    info = server_info(server) if server is not None else None
+    return default_devices_in(info) if info is not None else None
 
 
 @dataclass

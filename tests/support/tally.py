@@ -4,8 +4,9 @@ row only when hearing the clip again without the stage could not change it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,9 @@ import numpy as np
 from assistant.hearing.events import Doubted, Final, Transcript
 from assistant.hearing.pipeline import Cascade
 from assistant.sentences import SentenceSet
+
+#: A stage the budget stopped (``Cascade.run``): "stopped: SPENT + EXPECTED s is over the budget".
+STOPPED = re.compile(r"stopped: ([0-9.]+) \+ ([0-9.]+) s ")
 
 
 def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[str, Any] | None:
@@ -34,6 +38,8 @@ def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[st
         return None
     if any(isinstance(step, str) for step in steps):
         return row if all(step.split("/")[-1] != stage for step in steps) else None
+    stages = Cascade().free_text  # the closed check after them decides on what they decided
+    first, last = stages[0].name, stages[-1].name
     saved = 0.0
     decision_saved = 0.0
     for name, verdict, seconds in steps:
@@ -41,16 +47,18 @@ def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[st
             decision_saved = 0.0
             continue
         if name.split("/")[-1] == stage:
-            if stage == "spot":
+            if stage == first:
                 return None  # the first stage has Whisper write the audio, which the others reuse
-            if verdict.startswith("stopped:") and stage == Cascade().stages[-1].name:
+            if verdict.startswith("stopped:") and stage == last:
                 continue  # the last stage, stopped: the cascade ended there, as it does without it
             if verdict != "nothing":
                 return None
             decision_saved += seconds
             saved += seconds
         elif verdict.startswith("stopped:") and decision_saved > 0:
-            spent, expected = (float(x) for x in verdict.split(":")[1].split(" s ")[0].split("+"))
+            stopped = STOPPED.match(verdict)
+            assert stopped is not None, verdict
+            spent, expected = float(stopped.group(1)), float(stopped.group(2))
             if spent - decision_saved + expected <= budget:
                 return None
     return {**row, "cpu": row["cpu"] - saved} if row.get("cpu") is not None else dict(row)
@@ -103,15 +111,9 @@ class Tally:
             self.cpu.append(cpu)
 
     def merge(self, other: Tally) -> None:
-        self.commands += other.commands
-        self.right += other.right
-        self.wrong += other.wrong
-        self.wrong_asked += other.wrong_asked
-        self.talk += other.talk
-        self.taken += other.taken
-        self.taken_asked += other.taken_asked
-        self.seconds += other.seconds
-        self.cpu += other.cpu
+        """Every count added, every list of seconds extended (a field added later is merged too)."""
+        for name in (f.name for f in fields(self)):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 def steps_kept(ear: Any, kept: list[tuple[str, str, float]]) -> Callable[[Transcript], Final]:
