@@ -12,7 +12,7 @@ import pytest
 from assistant.engine import Command
 from assistant.games import game_module
 from assistant.hearing import HearingSettings, open_ear
-from assistant.hearing.events import NotAllowedNow, NotRecognized, Transcript
+from assistant.hearing.events import Doubted, NotAllowedNow, NotRecognized, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.whisper_engine import WhisperTranscriber, find_model
 from tests.support.spoken import ClipMaker, Speaker
@@ -78,8 +78,11 @@ def hybrid():  # type: ignore[no-untyped-def]
 def test_the_hybrid_takes_commands_with_the_closed_check_last(hybrid, maker: ClipMaker) -> None:  # type: ignore[no-untyped-def]
     heard = [(text, hybrid.hear(maker.say(text, voice)), command) for voice in VOICES[:2] for text, command in COMMANDS]
     right = [h for text, h, command in heard if isinstance(h, Transcript) and h.command == command]
+    # a wrong command is never acted on: taken with doubt, it is asked about ("Pause?" for a
+    # "pass" Whisper's free text wrote "Pause.", the closed check hearing "pass")
     wrong = [(text, h) for text, h, command in heard
-             if isinstance(h, Transcript) and h.command is not None and h.command != command]
+             if isinstance(h, Transcript) and not isinstance(h, Doubted) and h.command is not None
+             and h.command != command]
     assert len(right) >= 4 and not wrong, heard
     assert hybrid.steps[-1].stage == "closed"  # the last word
 
