@@ -24,7 +24,8 @@ time it cost:
 Every stage has a stable short name and one switch setting (``Stage.switch``): off, it is
 skipped (``veto`` off lets the first pass's command stand). ``HearingSettings.without(*names)``
 switches stages off for an ablation. Before each stage the driver asks whether its expected
-CPU time (learned per second of audio, from what it cost here) still fits
+CPU time (learned from what it cost here; per second of audio for the closed stage, whose cost
+grows with the utterance) still fits
 ``hearing.budget_seconds``; when it does not, the cascade stops and the utterance is
 ``OverBudget`` (the player is asked to say it again at once).
 
@@ -215,9 +216,16 @@ class Stage:
     SETTINGS: ClassVar[tuple[Setting[Any], ...]]
     #: False: a command this stage takes is doubted (it guesses)
     sure: ClassVar[bool] = False
-    #: CPU seconds one run typically costs for a 2 s utterance on the 2-core x86 machine it was
-    #: measured on, the budget's estimate until this process has timed the stage itself
+    #: CPU seconds one run typically costs (for a 2 s utterance, when it ``scales``) on the 2-core
+    #: x86 machine it was measured on, the budget's estimate until this process has timed it
     typical_seconds: ClassVar[float] = 0.0
+    #: True: its cost grows with the utterance's length (the closed stage encodes the utterance
+    #: alone); False: it is about the same for any command (Whisper's 30 s window)
+    scales: ClassVar[bool] = False
+
+    def per(self, audio: bytes) -> float:
+        """What the stage's expected cost is counted per: seconds of audio when it ``scales``."""
+        return max(len(audio) / BYTES_PER_SECOND, MIN_AUDIO) if self.scales else 1.0
 
     @property
     def switch(self) -> str:
@@ -291,6 +299,7 @@ class Closed(Stage):
     name = "closed"
     sure = True
     typical_seconds = 0.5
+    scales = True
     SETTINGS = (
         Setting("hearing.whisper.closed", True, "Check what the stages above took against the allowed sentence "
                 "Whisper finds likeliest, and take that sentence when they took nothing."),
@@ -625,9 +634,10 @@ class Cascade:
         #: the last word: Whisper held to the grammar checks what the stages above decided
         self.closed = Closed()
         self.stages.append(self.closed)
-        #: each stage's expected CPU seconds per second of audio heard (its cost grows with the
-        #: utterance: the grammar search's encoding and decoding do), learned as it runs
-        self.typical: dict[str, float] = {stage.name: stage.typical_seconds / TYPICAL_AUDIO for stage in self.stages}
+        #: each stage's expected CPU seconds (per second of audio heard, for a stage whose cost
+        #: grows with the utterance), learned as it runs
+        self.typical: dict[str, float] = {
+            stage.name: stage.typical_seconds / (TYPICAL_AUDIO if stage.scales else 1.0) for stage in self.stages}
         self.expected = dict(self.typical)
         self.steps: list[Step] = []
         #: CPU seconds spent on the utterance under way
@@ -658,7 +668,7 @@ class Cascade:
         if not stage.on(case.settings):
             case.steps.append(Step(stage.name, "off"))
             return decided
-        seconds = max(len(case.audio) / BYTES_PER_SECOND, MIN_AUDIO)
+        seconds = stage.per(case.audio)
         expected = self.expected[stage.name] * seconds
         if self.spent + expected > case.settings.budget_seconds:
             case.steps.append(Step(stage.name, f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"))
@@ -686,7 +696,7 @@ class Cascade:
                 if decided is not None:
                     return decided
                 continue
-            seconds = max(len(case.audio) / BYTES_PER_SECOND, MIN_AUDIO)
+            seconds = stage.per(case.audio)
             expected = self.expected[stage.name] * seconds
             if self.spent + expected > budget:
                 case.steps.append(Step(name, f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"))
