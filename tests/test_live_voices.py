@@ -4,8 +4,9 @@ Three players, each an espeak-ng voice (neither the bundled Piper voice nor any 
 hearing thresholds were chosen on), talk to `assistant play omega-virus` with its default
 recognizer (the hybrid listener: PocketSphinx, with Whisper's second opinion) through the
 PulseAudio virtual microphone. Each step's answer is waited for; a step with no answer is
-said again, as a player would, and the whole game may need at most two repeats. Table talk
-in the middle must change nothing.
+said again, as a player would, and the whole game may need at most two repeats; a step the
+assistant asks about ("Skill zero?": heard with doubt) is answered "yes", as asked, and the
+game may ask at most three times. Table talk in the middle must change nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ SCRIPT = [
     (2, "how much time is left", "VIRUS: 2"),  # 25 or 24 minutes: the game clock runs
 ]
 MAX_REPEATS = 2
+MAX_QUESTIONS = 3
 
 
 def test_three_new_voices_sign_on_and_play(tmp_path: Path) -> None:
@@ -49,6 +51,7 @@ games:
     maker = ClipMaker(tmp_path / "clips")
     chatter = maker.say("I think we should order pizza after this game", OTHER_VOICES[1])
     repeats: list[str] = []
+    questions: list[str] = []
     with live_assistant(tmp_path, "voices", config, seed=1) as live:
         out, feeder, recorder = live.out, live.feeder, live.recorder
         mark = len(recorder.samples())
@@ -57,15 +60,23 @@ games:
         chatter_at: int | None = None
         for step, (voice, text, answer) in enumerate(SCRIPT):
             seen = len(out.lines)
-            repeats_before = len(repeats)
+            repeats_before = len(repeats) + len(questions)
             for _attempt in range(MAX_REPEATS + 1):
                 mark = len(recorder.samples())
+                asked_before = len(out.lines)
                 feeder.say(maker.say(text, OTHER_VOICES[voice]))
                 if answered(out, answer, seen, timeout=12):
                     break
+                if asked(out, text, asked_before):  # "Skill zero?": the player says yes, as asked
+                    questions.append(f"{OTHER_VOICES[voice].label}: {text!r}")
+                    wait_quiet(recorder, mark)
+                    mark = len(recorder.samples())
+                    feeder.say(maker.say("yes", OTHER_VOICES[voice]))
+                    if answered(out, answer, seen, timeout=12):
+                        break
                 repeats.append(f"{OTHER_VOICES[voice].label}: {text!r}")
-                assert len(repeats) <= MAX_REPEATS, repeats
-            if chatter_at is not None and len(repeats) == repeats_before:
+                assert len(repeats) <= MAX_REPEATS, (repeats, questions)
+            if chatter_at is not None and len(repeats) + len(questions) == repeats_before:
                 # heard in order: had the table talk done anything, it would be printed first
                 assert out.lines[chatter_at].startswith(answer), out.lines[chatter_at:]
             wait_quiet(recorder, mark)
@@ -75,7 +86,14 @@ games:
                 chatter_at = len(out.lines)
                 feeder.say(chatter)
                 feeder.say(np.zeros(2 * 16000, dtype=np.int16))  # a quiet that ends it
-    assert len(repeats) <= MAX_REPEATS, repeats
+    assert len(repeats) <= MAX_REPEATS, (repeats, questions)
+    assert len(questions) <= MAX_QUESTIONS, (repeats, questions)
+
+
+def asked(out: Lines, text: str, since: int) -> bool:
+    """Whether the assistant asked about ``text`` ("BSAT1: Skill zero?") after line ``since``."""
+    question = text.lower().rstrip(".") + "?"
+    return any(line.lower().endswith(": " + question) for line in out.lines[since:])
 
 
 def answered(out: Lines, start: str, since: int, timeout: float) -> bool:
