@@ -49,7 +49,7 @@ class Given:
 def ear(transcriber: Given, **settings: float) -> Ear:
     """An Ear whose second opinion comes from ``transcriber`` (weighing on, off by default; no
     second hearing unless asked; no budget to keep to)."""
-    hearing = HearingSettings(**{"again_suppressed": 0, "budget_seconds": 100.0, "weigh": True, **settings})  # type: ignore[arg-type]
+    hearing = HearingSettings(**{"again_suppressed": 0, "budget_seconds": 100.0, "weigh": True, "closed": False, **settings})  # type: ignore[arg-type]
     return Ear(TextRecognizer(), CARDS, second=SecondOpinion(transcriber, Spotter(CARDS), hearing))
 
 
@@ -116,7 +116,7 @@ def test_a_command_whisper_would_not_end_with_is_not_taken() -> None:
     prologue = game_module("prologue").sentences()
     whisper = Given(["Keep going, you're really near."], {"Keep going, you're really near.": -4.0,
                                                         "Keep going.": float("-inf")})
-    opinion = SecondOpinion(whisper, Spotter(prologue), HearingSettings(again_suppressed=0, weigh=True))
+    opinion = SecondOpinion(whisper, Spotter(prologue), HearingSettings(again_suppressed=0, weigh=True, closed=False))
     e = Ear(TextRecognizer(), prologue, second=opinion)
     assert isinstance(hear(e, ""), NotRecognized)
     assert "Keep going." in whisper.scored
