@@ -49,7 +49,9 @@ class Given:
 def ear(transcriber: Given, **settings: float) -> Ear:
     """An Ear whose second opinion comes from ``transcriber`` (weighing on, off by default; no
     second hearing unless asked; no budget to keep to)."""
-    hearing = HearingSettings(**{"again_suppressed": 0, "budget_seconds": 100.0, "weigh": True, "closed": False, **settings})  # type: ignore[arg-type]
+    # the free text's stages, the closed check off
+    hearing = HearingSettings(**{"again_suppressed": 0, "budget_seconds": 100.0, "weigh": True,  # type: ignore[arg-type]
+                                 "closed": False, **settings})
     return Ear(TextRecognizer(), CARDS, second=SecondOpinion(transcriber, Spotter(CARDS), hearing))
 
 
