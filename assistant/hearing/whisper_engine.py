@@ -421,6 +421,8 @@ class WhisperTranscriber:
         instead of 0.8 s here), for the grammar search alone."""
         import ctranslate2
 
+        if not isinstance(audio, bytes):  # int16 samples given as an array
+            audio = np.asarray(audio, dtype=np.int16).tobytes()
         if self._heard is not None and self._heard[0] == audio and self._heard[2] == short:
             return self._heard[1]
         self._last = None
@@ -476,10 +478,11 @@ class WhisperTranscriber:
             np.repeat(cut, len(prefixes), axis=0))
         start = self._start("")
         longest = max(len(p) for p in prefixes)
-        # CTranslate2 4.x with a forced prefix gives max_length // 2 positions' logits (measured:
-        # not documented): the prefix's and the one after it
+        # CTranslate2 4.x counts a forced prefix against max_length in a way its docs do not say
+        # (measured: tiny.en gives max_length // 2 positions' logits; base, whose start sequence
+        # is longer, fewer): this is enough for the prefix's and the one after it in both
         results = self.model.generate(features, [start + list(p) for p in prefixes], beam_size=1,
-                                      max_length=2 * (longest + 1), return_logits_vocab=True,
+                                      max_length=len(start) + 2 * (longest + 1), return_logits_vocab=True,
                                       suppress_blank=False, suppress_tokens=[])
         out = []
         for prefix, first, result in zip(prefixes, since, results, strict=True):
