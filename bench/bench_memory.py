@@ -5,8 +5,9 @@
 
 Starts `assistant play GAME` (the recognizer given; ``auto`` is the hybrid listener when
 Whisper is installed), speaks a sign-on, a line of table talk (the hybrid takes nothing from
-it, so every stage of its hearing runs: the first pass, Whisper's decision, weighing, and the
-second hearing through the noise suppressor, whose library it says was loaded) and a move
+it, so every stage of its hearing that is on runs: the first pass, Whisper's free text and its
+reading held to the grammar; the second hearing through the noise suppressor, off by default,
+only when switched on: it says whether that library was loaded) and a move
 into the virtual microphone (the Piper voice), and reads the peak resident memory (VmHWM in
 /proc) of the assistant and of the processes it started (the microphone's own process)
 while the game runs: the sum of their peaks (VmHWM; shared libraries counted in each), and
@@ -32,7 +33,7 @@ from tests.audio_env import ensure_audio, private_mic, private_sink  # noqa: E40
 from tests.test_live_e2e import Lines, MicFeeder, piper_clip  # noqa: E402
 
 #: What is said and the start of the answer awaited (None: table talk, no answer: the hybrid
-#: takes nothing from it, so Whisper hears it a second time, through the noise suppressor).
+#: takes nothing from it, so every stage that is on hears it).
 STEPS: list[tuple[str, str | None]] = [
     ("skill zero", "BSAT1: Red, enter secret code."), ("code one two", "BSAT1: Blue, enter secret code."),
     ("skip", "BSAT1: Green, enter secret code."), ("skip", "BSAT1: Yellow, enter secret code."),
@@ -183,7 +184,7 @@ def _main(args: argparse.Namespace, results: Results) -> int:
           f"(the sum of peaks, the larger figure)")
     if args.recognizer in ("auto", "hybrid"):
         print(f"  the second hearing's noise suppressor was {'' if held.suppressor else 'not '}loaded "
-              "(a table-talk line is said so that it is)")
+              "(it is only when hearing.whisper.again_suppressed is on; off by default)")
     return 0
 
 
