@@ -334,6 +334,8 @@ class Closed(Stage):
         return "doubted" if held.fit >= -settings.closed_ask_fit else ""
 
     def run(self, case: Case) -> Final | None:
+        """As a stage of its own (the driver runs it through ``check``, after the others): the
+        closed reading alone decides."""
         return self.check(case, None)
 
     def check(self, case: Case, decided: Final | None) -> Final:
