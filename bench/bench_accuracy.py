@@ -149,6 +149,10 @@ ABLATION: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     # first setting it declares; the third field names the stage (see ``unchanged_without``)
     *((f"stage {stage.name}", {stage.SETTINGS[0].key: type(stage.SETTINGS[0].default)(0)}, stage.name)
       for stage in Cascade().stages if stage.SETTINGS[0].default),
+    # the closed stage's two rules of order: its first look before the free text, and holding
+    # the free text's commands to its margin
+    ("closed first look", {"hearing.whisper.closed_first": False}, None),
+    ("closed strict", {"hearing.whisper.closed_strict": False}, None),
 )
 #: A stage off by default (as_sentences: on only with push-to-talk) is no stage of the cascade as
 #: shipped and has no row here.
@@ -760,13 +764,14 @@ def ablation(config: Config, settings: HearingSettings,
     def figures() -> dict[str, Any]:
         return {"ablation": [{"stage": stage, "settings": what, **t} for stage, what, t in rows]}
 
+    known = [stage for stage, _, _ in ABLATION]
+    unknown = [name for name in only or () if name not in known]
+    if unknown:  # before the long base run, not after it
+        raise SystemExit(f"--ablation-rows: no row {', '.join(map(repr, unknown))}; the rows: {', '.join(known)}")
     base = hear("hybrid", settings, config, True)
     if base is None:
         raise SystemExit("the hybrid cannot be opened here")
     rows.append(("hybrid as configured", "", base["totals"]["all"]))
-    known = [stage for stage, _, _ in ABLATION]
-    if only is not None and any(name not in known for name in only):
-        raise SystemExit(f"--ablation-rows: one or more of {', '.join(known)}")
     for stage, overrides, name in ABLATION:
         if only is not None and stage not in only:
             continue

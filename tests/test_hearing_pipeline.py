@@ -190,7 +190,8 @@ def test_with_no_budget_the_real_hybrid_stops_after_the_first_pass(tmp_path: Pat
     shipped = open_ear(HearingSettings(recognizer="hybrid"), OMEGA, None, engine="hybrid", fallback=False)
     said = shipped.hear(clip)
     assert isinstance(said, Transcript) and said.command == Command("explore", {"d1": "1", "d2": "0", "d3": "2"})
-    assert [s.stage for s in shipped.steps][:2] == ["first", "spot"] and shipped.steps[1].seconds > 0
+    # the grammar search looks first; Whisper's free text is written only when it is not clear
+    assert [s.stage for s in shipped.steps][:2] == ["first", "closed"] and shipped.steps[1].seconds > 0, shipped.steps
     assert shipped.steps[-1].stage == "closed" and shipped.steps[-1].seconds > 0
 
 
@@ -218,8 +219,9 @@ class Held(Costly):
 
 
 def closed_ear(held: Held, clock: Clock, **settings: float) -> Ear:
+    """The closed stage as the last word alone (no first look, not strict) unless ``settings`` say."""
     hearing = HearingSettings(**{"again_suppressed": 0, "closed_margin": 3.0, "closed_fit": 1.0,  # type: ignore[arg-type]
-                                 "closed_ask_fit": 1.0, **settings})
+                                 "closed_ask_fit": 1.0, "closed_first": False, "closed_strict": False, **settings})
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(held, Spotter(CARDS), hearing))  # type: ignore[arg-type]
     assert e.second is not None
     e.second.cascade.clock = clock
@@ -329,6 +331,54 @@ def test_a_longer_utterance_is_expected_to_cost_the_closed_stage_more() -> None:
     e._audio = [np.zeros(3 * 16_000, dtype=np.int16).tobytes()]
     e.decide(Transcript("", 0.0))  # three seconds: 1 + 1.2 does not
     assert e.steps[-1].stage == "closed" and e.steps[-1].verdict.startswith("stopped"), e.steps
+
+
+def test_a_clear_best_sentence_is_taken_before_whisper_writes_freely() -> None:
+    # the grammar search first: clear, it decides, and Whisper's free text (its 30 s window,
+    # the costliest part) is never written
+    clock = Clock()
+    held = Held(clock, ["Roll the dice."], [("attack", -3.0), ("roll the dice", -9.0)], ("Attack.", -2.5))
+    e = closed_ear(held, clock, closed_first=True)
+    heard = hear(e, "")
+    assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
+    assert [s.stage for s in e.steps] == ["first", "closed"] and e.steps[-1].verdict.startswith("took"), e.steps
+    assert "hypotheses" not in held.calls and e.steps[-1].seconds == 0.5
+
+
+def test_an_unclear_first_look_lets_the_free_text_decide_and_is_not_searched_again() -> None:
+    clock = Clock()
+    found = [("attack", -3.0), ("roll the dice", -5.0)]  # a margin of 2: not clear
+    held = Held(clock, ["Attack."], found, ("Attack.", -2.5))
+    e = closed_ear(held, clock, closed_first=True)
+    heard = hear(e, "")
+    assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
+    assert [s.stage for s in e.steps] == ["first", "closed", "spot", "closed"], e.steps
+    assert e.steps[1].verdict.startswith("first look: not clear") and "best -3.00 other -5.00" in e.steps[1].verdict
+    assert held.calls.count("held_to") == 1, held.calls
+
+
+def test_strict_a_command_the_free_text_took_is_asked_about_unless_the_search_would_take_it() -> None:
+    # the same command as the search's best, but not clearly: asked about ("Attack?"), not acted on
+    clock = Clock()
+    held = Held(clock, ["Attack."], [("attack", -3.0), ("roll the dice", -5.0)], ("Attack.", -2.5))
+    asked = hear(closed_ear(held, clock, closed_strict=True), "")
+    assert isinstance(asked, Doubted) and asked.command == Command("attack") and "not clearly" in asked.why, asked
+    clear = Held(clock, ["Attack."], [("attack", -3.0), ("roll the dice", -9.0)], ("Attack.", -2.5))
+    heard = hear(closed_ear(clear, clock, closed_strict=True), "")
+    assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
+
+
+def test_the_first_look_is_kept_to_the_budget() -> None:
+    # too dear for the budget before anything runs: no first look, the free text's stages go on
+    # and the last word is over the budget (asked about)
+    clock = Clock()
+    held = Held(clock, ["Attack."], [("attack", -3.0), ("roll the dice", -9.0)], ("Attack.", -2.5))
+    e = closed_ear(held, clock, closed_first=True, budget_seconds=1.5)
+    assert e.second is not None
+    e.second.cascade.expected["closed"] = 2.0
+    heard = hear(e, "")
+    assert [s.stage for s in e.steps] == ["first", "spot", "closed"] and "stopped" in e.steps[-1].verdict, e.steps
+    assert isinstance(heard, Doubted) and heard.command == Command("attack"), heard
 
 
 def test_a_stage_kept_out_by_one_slow_utterance_runs_again_later() -> None:

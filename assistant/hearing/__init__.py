@@ -97,6 +97,8 @@ class HearingSettings:
     closed_ask_fit: float = default("hearing.whisper.closed_ask_fit")
     closed_stop: float = default("hearing.whisper.closed_stop")
     closed_window: bool = default("hearing.whisper.closed_window")
+    closed_first: bool = default("hearing.whisper.closed_first")
+    closed_strict: bool = default("hearing.whisper.closed_strict")
 
     @property
     def weigh_distance(self) -> float:

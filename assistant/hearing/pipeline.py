@@ -18,8 +18,14 @@ time it cost:
                   stages above decide again on that (Whisper alone: a vetoed command stays vetoed).
     closed        the last word: Whisper held to the grammar (closed.py) finds the allowed sentence
                   it finds likeliest for the audio; a command the stages above took stands only
-                  when it is that sentence's (else it is asked about), and when they took nothing,
-                  that sentence is taken when it is clear enough.
+                  when it is that sentence's, clear of every other command's (else it is asked
+                  about), and when they took nothing, that sentence is taken when it is clear
+                  enough.
+
+The closed stage also looks first (``closed_first``): its search runs right after the first
+pass, on the utterance's own short encoding, and a best sentence it would take (``verdict``) is
+taken at once; the stages above, whose free text costs Whisper's 30 s window, run only when it
+is not clear. The search is made once an utterance: the last word reads the first look's.
 
 Every stage has a stable short name and one switch setting (``Stage.switch``): off, it is
 skipped (``veto`` off lets the first pass's command stand). ``HearingSettings.without(*names)``
@@ -125,6 +131,8 @@ class HearingSettings(Protocol):
     closed_ask_fit: float
     closed_stop: float
     closed_window: bool
+    closed_first: bool
+    closed_strict: bool
 
     @property
     def weigh_distance(self) -> float: ...
@@ -184,6 +192,8 @@ class Case:
     steps: list[Step] = field(default_factory=list)
     #: what a stage measured, for its step's verdict (traces, benchmarks' studies)
     notes: dict[str, str] = field(default_factory=dict)
+    #: what the grammar search found for this utterance (``Closed.look``), searched once
+    look: Look | None = None
 
     @property
     def first_taken(self) -> Transcript | None:
@@ -286,6 +296,19 @@ class HeldTo:
             return None
 
 
+@dataclass(frozen=True)
+class Look:
+    """What the grammar search found for one utterance: the allowed sentences Whisper finds
+    likeliest and their commands, Whisper's own reading and its log probability, and the figures
+    the decision reads (None when no allowed sentence was found, or the best is no command)."""
+
+    found: list[Sentence]
+    commands: list[Command | None]
+    reading: str
+    own: float
+    held: HeldTo | None
+
+
 class Closed(Stage):
     """Whisper held to the grammar (assistant/hearing/closed.py), run last, on what the stages
     before decided (``check``). A command they took stands when the allowed sentence Whisper
@@ -317,6 +340,12 @@ class Closed(Stage):
                 minimum=0.0, maximum=50.0),
         Setting("hearing.whisper.closed_window", True, "Encode only the utterance, not Whisper's 30 s (about 20 "
                 "times cheaper)."),
+        Setting("hearing.whisper.closed_first", True, "Search the grammar before Whisper writes freely, and take "
+                "a best sentence that is clear at once (Whisper's free text, which costs most, is then not "
+                "written)."),
+        Setting("hearing.whisper.closed_strict", True, "Act on a command the stages above took only when its "
+                "sentence is also closed_margin likelier than another command's, or the first pass took it too; "
+                "else ask about it."),
     )
 
     @staticmethod
@@ -338,37 +367,62 @@ class Closed(Stage):
         closed reading alone decides."""
         return self.check(case, None)
 
+    def look(self, case: Case) -> Look | None:
+        """The grammar search on ``case``'s audio (None: too short for Whisper), searched once an
+        utterance: the first look and the last word read the same."""
+        if case.look is not None:
+            return case.look
+        s = case.settings
+        transcriber = case.transcriber
+        if not transcriber.listen(case.audio, s.closed_window):
+            return None
+        found = transcriber.held_to(case.ear.graph, s.closed_beam)
+        reading, own = transcriber.own_reading()
+        commands = [case.ear.sentences.match(list(sentence.words), case.ear.graph.intents) for sentence in found]
+        held = None
+        if found and commands[0] is not None:
+            best, command = found[0], commands[0]
+            other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
+            first = case.first_command
+            held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words),
+                          "none" if first is None else "same" if first == command else "other", best.stop)
+            case.notes[self.name] = f"{best.text!r} [{held.note()}]"
+        case.look = Look(found, commands, reading, own, held)
+        return case.look
+
+    def first_look(self, case: Case) -> Final | None:
+        """Before Whisper writes freely (``closed_first``): the best allowed sentence, taken when
+        the rule would hear it (``verdict``); None: not clear, the free text's stages go on."""
+        look = self.look(case)
+        if look is None or look.held is None or self.verdict(look.held, case.settings) != "heard":
+            return None
+        return Transcript(look.found[0].text, 1.0, look.reading, look.commands[0])
+
     def check(self, case: Case, decided: Final | None) -> Final:
         """The final say on what the stages before decided (``decided``; None: nothing yet).
         A command they took stands (heard) when the sentence Whisper finds likeliest is the same
         command, and is asked about otherwise; when they took nothing, this stage's own rule
         (``verdict``) decides. A command not allowed now, or an over-budget verdict, stands."""
         s = case.settings
-        transcriber = case.transcriber
         if isinstance(decided, (NotAllowedNow, OverBudget)):
             return decided
-        if not transcriber.listen(case.audio, s.closed_window):
+        look = self.look(case)
+        if look is None:
             return decided if decided is not None else NotRecognized("", "too short for Whisper", 0.0)
-        found = transcriber.held_to(case.ear.graph, s.closed_beam)
-        reading, own = transcriber.own_reading()
-        sentences = case.ear.sentences
-        intents = case.ear.graph.intents
-        commands = [sentences.match(list(sentence.words), intents) for sentence in found]
+        reading, held = look.reading, look.held
         taken = decided.command if isinstance(decided, Transcript) else None
-        if not found or commands[0] is None:
+        if held is None:
             if taken is not None and isinstance(decided, Transcript):
                 return _asked(decided, "Whisper held to the grammar found no allowed sentence")
             return self._nothing(case, reading, "no allowed sentence found")
-        best, command = found[0], commands[0]
-        other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
-        first = case.first_command
-        held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words),
-                      "none" if first is None else "same" if first == command else "other", best.stop)
-        case.notes[self.name] = f"{best.text!r} [{held.note()}]"
+        best, command = look.found[0], look.commands[0]
         if taken is not None and isinstance(decided, Transcript):
-            if command == taken and held.stop >= -s.closed_stop:
-                return Transcript(decided.text, decided.confidence, decided.heard, taken, decided.snapped)
-            return _asked(decided, f"Whisper held to the grammar hears {best.text!r}")
+            if command != taken or held.stop < -s.closed_stop:
+                return _asked(decided, f"Whisper held to the grammar hears {best.text!r}")
+            if s.closed_strict and held.first != "same" and held.margin < s.closed_margin:
+                return _asked(decided, f"Whisper held to the grammar finds {best.text!r} likeliest, but not clearly "
+                                       f"(margin {held.margin:.1f} over another command)")
+            return Transcript(decided.text, decided.confidence, decided.heard, taken, decided.snapped)
         verdict = self.verdict(held, s)
         if verdict == "heard":
             return Transcript(best.text, 1.0, reading, command)
@@ -407,7 +461,7 @@ class Closed(Stage):
             if isinstance(opinion, NotAllowedNow):
                 return opinion
         whole = case.ear.graph_for(case.ear.sentences.intents)
-        if whole.intents != case.ear.graph.intents:
+        if whole.intents != case.ear.graph.intents and case.transcriber.listen(case.audio, case.settings.closed_window):
             found = case.transcriber.held_to(whole, case.settings.closed_beam)
             commands = [case.ear.sentences.match(list(sentence.words)) for sentence in found]
             if found and commands[0] is not None and commands[0].intent not in case.ear.graph.intents:
@@ -649,6 +703,10 @@ class Cascade:
     def decide(self, case: Case) -> Final:
         """The decision on ``case`` (a fresh utterance)."""
         self.steps, self.spent = case.steps, 0.0
+        if case.settings.closed_first and self.closed.on(case.settings):
+            early = self._first_look(case)
+            if early is not None:
+                return early
         decided = self.run(case, self.free_text)
         if not isinstance(decided, OverBudget):
             decided = self._check(case, decided)
@@ -664,14 +722,35 @@ class Cascade:
         """The stages that decide on Whisper's free text, in order (all but the closed check)."""
         return [stage for stage in self.stages if stage is not self.closed]
 
+    def _first_look(self, case: Case) -> Final | None:
+        """The grammar search before the free text (``closed_first``), when it fits the budget:
+        a clear best sentence is taken at once."""
+        stage = self.closed
+        seconds = stage.per(case.audio)
+        expected = self.expected[stage.name] * seconds
+        if self.spent + expected > case.settings.budget_seconds:
+            return None  # the free text's stages may still fit; the last word says it is over
+        start = self.clock()
+        early = stage.first_look(case)
+        cost = self.clock() - start
+        self.spent += cost
+        self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
+        note = f" {case.notes[stage.name]}" if stage.name in case.notes else ""
+        command = _command(early)
+        case.steps.append(Step(stage.name, (f"took {command.to_json()}" if command is not None else
+                                            "first look: not clear") + note, cost, command))
+        return early
+
     def _check(self, case: Case, decided: Final) -> Final:
-        """The closed stage's say on the decision, when it is on and fits the budget."""
+        """The closed stage's say on the decision, when it is on and fits the budget (already paid
+        when it had the first look)."""
         stage = self.closed
         if not stage.on(case.settings):
             case.steps.append(Step(stage.name, "off"))
             return decided
         seconds = stage.per(case.audio)
-        expected = self.expected[stage.name] * seconds
+        searched = case.look is not None
+        expected = 0.0 if searched else self.expected[stage.name] * seconds
         if self.spent + expected > case.settings.budget_seconds:
             case.steps.append(Step(stage.name, f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"))
             self.expected[stage.name] += self.LEARN * (self.typical[stage.name] - self.expected[stage.name])
@@ -682,7 +761,8 @@ class Cascade:
         checked = stage.check(case, decided)
         cost = self.clock() - start
         self.spent += cost
-        self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
+        if not searched:
+            self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
         case.steps.append(Step(stage.name, _checked(checked, decided, case), cost, _command(checked)))
         return checked
 
