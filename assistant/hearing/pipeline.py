@@ -362,6 +362,13 @@ class Closed(Stage):
             return "heard"
         return "doubted" if held.fit >= -settings.closed_ask_fit else ""
 
+    @staticmethod
+    def clear(held: HeldTo, settings: HearingSettings) -> bool:
+        """Whether a command the free text took is clear enough to act on (``closed_strict``;
+        its best sentence already that command's): the first pass took it too, or its sentence is
+        ``closed_margin`` likelier than any of another command."""
+        return held.first == "same" or held.margin >= settings.closed_margin
+
     def run(self, case: Case) -> Final | None:
         """As a stage of its own (the driver runs it through ``check``, after the others): the
         closed reading alone decides."""
@@ -419,7 +426,7 @@ class Closed(Stage):
         if taken is not None and isinstance(decided, Transcript):
             if command != taken or held.stop < -s.closed_stop:
                 return _asked(decided, f"Whisper held to the grammar hears {best.text!r}")
-            if s.closed_strict and held.first != "same" and held.margin < s.closed_margin:
+            if s.closed_strict and not self.clear(held, s):
                 return _asked(decided, f"Whisper held to the grammar finds {best.text!r} likeliest, but not clearly "
                                        f"(margin {held.margin:.1f} over another command)")
             return Transcript(decided.text, decided.confidence, decided.heard, taken, decided.snapped)

@@ -1,0 +1,169 @@
+"""The closed stage's two rules of order, replayed on kept benchmark rows: its first look
+(``closed_first``: the grammar search before Whisper's free text, a clear best sentence taken at
+once) and holding the free text's commands to its margin (``closed_strict``).
+
+Give the kept rows of a ``bench/bench_accuracy.py --engines hybrid --cache DIR --config
+bench/closed_order_study.yaml`` run (both rules off, and no budget, so every clip has the closed
+stage's figures and the free text's decision). For each clip this study replays:
+
+- **the check alone** (both off): what the row says was decided;
+- **first look**: when ``pipeline.Closed.verdict`` on the clip's figures is "heard", the best
+  sentence is taken, at the cost of the first pass and the search (the row's closed step); else
+  the row's decision and cost stand;
+- **strict**: a command the free text took and the check confirmed is asked about (when its
+  intent is not harmless) unless ``pipeline.Closed.clear`` holds;
+- **both** (as shipped).
+
+Right, WRONG (acted on, asked first), missed and table talk taken are counted as
+``bench_accuracy`` counts them; CPU is the hearing's process time per clip (median, p90).
+
+    python bench/closed_order_study.py --rows DIR/results/hybrid-*.jsonl [--results NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from assistant.games import GAMES, game_spec  # noqa: E402
+from assistant.hearing import HearingSettings  # noqa: E402
+from assistant.hearing.pipeline import Closed, HeldTo  # noqa: E402
+from bench.results import Results  # noqa: E402
+
+DESIGNS = ("the check alone", "first look", "strict", "first look + strict (shipped)")
+
+
+@dataclass(frozen=True)
+class Clip:
+    """One kept row: what the check alone decided, and the closed stage's figures."""
+
+    condition: str
+    expected: str | None
+    got: str
+    asked: bool
+    cpu: float
+    #: the first pass's and the grammar search's CPU (what a clip taken at the first look costs)
+    look_cpu: float
+    held: HeldTo | None
+    #: the commands the search's best sentence stands for, in any game ("intent {slots}")
+    best: frozenset[str]
+    #: the check confirmed a command the free text took
+    confirmed: bool
+
+
+def _described(intent: str, slots: dict[str, str]) -> str:
+    return f"{intent} {slots}"
+
+
+def read(paths: Sequence[Path]) -> list[Clip]:
+    sets = [game_spec(game).sentences() for game in GAMES]
+    clips = []
+    for path in paths:
+        for line in path.read_text().splitlines():
+            try:
+                row: dict[str, Any] = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            steps = row.get("steps", [])
+            closed = next((s for s in steps if s[0] == "closed"), None)
+            held = HeldTo.from_note(closed[1]) if closed is not None else None
+            best: set[str] = set()
+            if closed is not None and held is not None:
+                text = closed[1].split("[best", 1)[0].rstrip()
+                quote = text[-1:]
+                words = text[text.rfind(" " + quote) + 2:-1].split() if quote in "'\"" else []
+                for sentences in sets:
+                    command = sentences.match(words)
+                    if command is not None:
+                        best.add(_described(command.intent, dict(command.slots)))
+            first_cost = float(steps[0][2]) if steps and len(steps[0]) > 2 else 0.0
+            closed_cost = float(closed[2]) if closed is not None and len(closed) > 2 else 0.0
+            clips.append(Clip(row.get("condition", "?"), row.get("expected"), str(row["got"]), bool(row.get("asked")),
+                              float(row.get("cpu") or 0.0), first_cost + closed_cost, held, frozenset(best),
+                              closed is not None and closed[1].startswith("confirmed")))
+    return clips
+
+
+def harmless_intents() -> set[str]:
+    out: set[str] = set()
+    for game in GAMES:
+        out |= {name for name, intent in game_spec(game).sentences().intents.items() if intent.harmless}
+    return out
+
+
+def outcome(got: str, expected: str | None, asked: bool) -> str:
+    took = not got.startswith("nothing")
+    if expected is None:
+        return "talk asked" if took and asked else "talk taken" if took else "talk ignored"
+    if not took:
+        return "missed"
+    if got == expected:
+        return "right asked" if asked else "right"
+    return "WRONG asked" if asked else "WRONG"
+
+
+def replay(clip: Clip, design: str, settings: HearingSettings, harmless: set[str]) -> tuple[str, float]:
+    """What ``design`` decides for the clip, and what it costs."""
+    look = design.startswith("first look") and clip.held is not None and bool(clip.best) \
+        and Closed.verdict(clip.held, settings) == "heard"
+    if look:
+        got = clip.expected if clip.expected in clip.best else sorted(clip.best)[0]
+        return outcome(got, clip.expected, False), clip.look_cpu
+    asked = clip.asked
+    if "strict" in design and clip.confirmed and clip.held is not None and not Closed.clear(clip.held, settings) \
+            and clip.got.split(" ", 1)[0] not in harmless:
+        asked = True
+    return outcome(clip.got, clip.expected, asked), clip.cpu
+
+
+def line(name: str, outcomes: Counter[str], cpus: list[float]) -> str:
+    commands = sum(n for k, n in outcomes.items() if not k.startswith("talk"))
+    right = outcomes["right"] + outcomes["right asked"]
+    talk = sum(n for k, n in outcomes.items() if k.startswith("talk"))
+    p90 = sorted(cpus)[int(0.9 * (len(cpus) - 1))] if cpus else 0.0
+    return (f"  {name:<31} right {right}/{commands} ({outcomes['right asked']} asked first)  WRONG acted on "
+            f"{outcomes['WRONG']}, asked first {outcomes['WRONG asked']}  missed {outcomes['missed']}  table talk "
+            f"taken {outcomes['talk taken']}, asked {outcomes['talk asked']} of {talk}  CPU s median "
+            f"{statistics.median(cpus) if cpus else 0.0:.2f} p90 {p90:.2f}")
+
+
+def study(clips: Sequence[Clip]) -> None:
+    settings = HearingSettings()
+    harmless = harmless_intents()
+    print(f"{len(clips)} clips, {sum(c.held is None for c in clips)} without the closed stage's figures; "
+          "thresholds: the declared defaults")
+    for condition in (None, *sorted({c.condition for c in clips})):
+        chosen = [c for c in clips if condition is None or c.condition == condition]
+        print(f"{condition or 'every condition'}:")
+        for design in DESIGNS:
+            decided = [replay(c, design, settings, harmless) for c in chosen]
+            print(line(design, Counter(o for o, _ in decided), [cpu for _, cpu in decided]))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=Path, nargs="+", required=True, help="bench_accuracy's kept rows (.jsonl)")
+    parser.add_argument("--results", default="", help="also write bench/results/NAME.md")
+    parser.add_argument("--note", action="append", default=[], help="a line for the results file's header")
+    args = parser.parse_args(argv)
+    results = Results(args.results or "unused", "The closed stage's rules of order, replayed on kept rows",
+                      ["bench/closed_order_study.py", *(sys.argv[1:] if argv is None else argv)])
+    results.notes.extend(args.note)
+    with results.capture():
+        study(read(args.rows))
+    if args.results:
+        results.write()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
