@@ -381,6 +381,17 @@ def test_the_first_look_is_kept_to_the_budget() -> None:
     assert isinstance(heard, Doubted) and heard.command == Command("attack"), heard
 
 
+def test_the_last_word_reads_the_first_look_even_past_the_budget() -> None:
+    # the search is paid for: the free text running past the budget does not keep it out
+    clock = Clock()
+    held = Held(clock, ["Attack."], [("attack", -3.0), ("roll the dice", -5.0)], ("Attack.", -2.5))
+    e = closed_ear(held, clock, closed_first=True, budget_seconds=0.5 + SPOT + 0.01)
+    heard = hear(e, "")  # the look 0.5 s, spot 1 s: past the budget
+    assert [s.stage for s in e.steps] == ["first", "closed", "spot", "closed"], e.steps
+    assert e.steps[-1].verdict.startswith("confirmed"), e.steps
+    assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
+
+
 def test_a_stage_kept_out_by_one_slow_utterance_runs_again_later() -> None:
     """A stage's expected cost is learned from what it cost; one that is not run learns nothing,
     so after a slow utterance it drifts back to its typical cost rather than stay out for good."""

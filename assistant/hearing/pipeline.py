@@ -756,9 +756,9 @@ class Cascade:
             case.steps.append(Step(stage.name, "off"))
             return decided
         seconds = stage.per(case.audio)
-        searched = case.look is not None
-        expected = 0.0 if searched else self.expected[stage.name] * seconds
-        if self.spent + expected > case.settings.budget_seconds:
+        searched = case.look is not None  # by the first look: paid for, so read whatever the budget
+        expected = self.expected[stage.name] * seconds
+        if not searched and self.spent + expected > case.settings.budget_seconds:
             case.steps.append(Step(stage.name, f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"))
             self.expected[stage.name] += self.LEARN * (self.typical[stage.name] - self.expected[stage.name])
             if isinstance(decided, Transcript) and decided.command is not None:
