@@ -39,9 +39,12 @@ def maker(tmp_path_factory: pytest.TempPathFactory) -> ClipMaker:
 
 @pytest.fixture(scope="module")
 def base_settings(tmp_path_factory: pytest.TempPathFactory) -> HearingSettings:
-    """Settings naming Whisper base, with a models/ folder of their own (base is joined there)."""
+    """Settings naming Whisper base, with a models/ folder of their own (base is joined there),
+    and the budget a player choosing base needs: base costs about twice tiny.en a call, and with
+    the grammar search looking first, a search that is not clear plus base's free text goes past
+    tiny's 3 CPU s on this 2-core machine (measured: 8 of 15 commands over the budget)."""
     return HearingSettings(recognizer="hybrid", models_dir=tmp_path_factory.mktemp("models"),
-                           whisper=WhisperSettings(model=BASE_MODEL))
+                           whisper=WhisperSettings(model=BASE_MODEL), budget_seconds=6.0)
 
 
 # --------------------------------------------------------------------------- the files
