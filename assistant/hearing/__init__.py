@@ -99,6 +99,7 @@ class HearingSettings:
     closed_window: bool = default("hearing.whisper.closed_window")
     closed_first: bool = default("hearing.whisper.closed_first")
     closed_strict: bool = default("hearing.whisper.closed_strict")
+    closed_span: float = default("hearing.whisper.closed_span")
 
     @property
     def weigh_distance(self) -> float:
@@ -321,6 +322,8 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
             settings = replace(settings, again_suppressed=0)
         try:
             opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings)
+            if spotter is not None:
+                spotter.warm_up()  # its first spotting, inside the first command's budget, would cost more
         except ModelError as error:
             if not fallback:
                 raise

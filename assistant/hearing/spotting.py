@@ -350,6 +350,12 @@ class Spotter:
 
     # ----------------------------------------------------------------- pieces
 
+    def warm_up(self) -> None:
+        """Look up every word of the sentences now (the phone table the first spotting needs):
+        about half a second the first time in a process, paid at start rather than inside the
+        first command's budget ("Say again?")."""
+        self._table  # noqa: B018 (built and kept)
+
     def prons(self, word: str) -> list[tuple[str, ...]]:
         found = self._word_phones.get(word)
         if found is None:
