@@ -106,3 +106,18 @@ def test_a_narrow_beam_costs_fewer_decoder_calls_and_still_finds_a_clear_sentenc
     assert found[0].text == "explore room one zero zero"
     # one call per word, one for the full stop's end, none more
     assert decoder.calls <= 5 + 2
+
+
+def test_a_narrower_span_follows_fewer_sentences_and_keeps_the_best_and_those_within_it() -> None:
+    graph = WordGraph(SENTENCES)
+    calls = {}
+    for said, span in (("pass", 6.0), ("explore room one zero zero", 3.0)):
+        wide_decoder, narrow_decoder = Decoder(words_of(said)), Decoder(words_of(said))
+        wide = search(graph, wide_decoder, beam=8, keep=20)
+        narrow = search(graph, narrow_decoder, beam=8, keep=20, span=span)
+        assert narrow[0] == wide[0] and narrow[0].text == said
+        # every sentence within the span of the best is found all the same; none beyond it
+        assert narrow == [f for f in wide if f.logprob >= wide[0].logprob - span] != wide
+        calls[said] = (narrow_decoder.calls, wide_decoder.calls)
+    # "pass": no sentence under way after it can come within 6 of it, so none is followed
+    assert calls["pass"] == (3, 4) and calls["explore room one zero zero"] == (7, 7)

@@ -204,14 +204,16 @@ class Held(Costly):
                  reading: tuple[str, float], plain: list[str] | None = None) -> None:
         super().__init__(clock, texts, plain)
         self.found, self.reading = found, reading
+        self.spans: list[float] = []
 
     def listen(self, audio: bytes, short: bool = False) -> bool:
         self.calls.append("listen")
         self.clock.now += 0.5
         return True
 
-    def held_to(self, graph: object, beam: int, keep: int = 8) -> list[Sentence]:
+    def held_to(self, graph: object, beam: int, keep: int = 8, span: float = 15.0) -> list[Sentence]:
         self.calls.append("held_to")
+        self.spans.append(span)
         return [Sentence(tuple(text.split()), logprob) for text, logprob in self.found]
 
     def own_reading(self) -> tuple[str, float]:
@@ -355,6 +357,15 @@ def test_an_unclear_first_look_lets_the_free_text_decide_and_is_not_searched_aga
     assert [s.stage for s in e.steps] == ["first", "closed", "spot", "closed"], e.steps
     assert e.steps[1].verdict.startswith("first look: not clear") and "best -3.00 other -5.00" in e.steps[1].verdict
     assert held.calls.count("held_to") == 1, held.calls
+
+
+def test_the_search_follows_sentences_to_closed_span_below_the_best_and_never_less_than_the_margin() -> None:
+    clock = Clock()
+    found = [("attack", -3.0), ("roll the dice", -9.0)]
+    for settings, span in (({"closed_span": 6.0}, 6.0), ({"closed_span": 1.0, "closed_margin": 4.5}, 4.5)):
+        held = Held(clock, ["Attack."], found, ("Attack.", -2.5))
+        hear(closed_ear(held, clock, closed_first=True, **settings), "")
+        assert held.spans == [span], (settings, held.spans)
 
 
 def test_strict_a_command_the_free_text_took_is_asked_about_unless_the_search_would_take_it() -> None:

@@ -223,7 +223,7 @@ class HeldWhisper(Whisper):
         self.now = self.held.pop(0)
         return True
 
-    def held_to(self, graph: WordGraph, beam: int, keep: int = 8) -> list[Sentence]:
+    def held_to(self, graph: WordGraph, beam: int, keep: int = 8, span: float = 15.0) -> list[Sentence]:
         return [Sentence(tuple(text.split()), logprob) for text, logprob in self.now[0]]
 
     def own_reading(self) -> tuple[str, float]:

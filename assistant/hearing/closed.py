@@ -81,14 +81,15 @@ class _Way:
     ending: bool = False
 
 
-#: Sentences this much less likely than the likeliest found are not followed further (no
-#: decision turns on them: the closed stage's margin is far smaller)
+#: By default, sentences this much less likely than the likeliest found are not followed
+#: further (the closed stage passes its own span: no decision turns on a sentence further below
+#: the best than its margin, and each word followed costs a decoder call)
 SPAN = 15.0
 
 
-def search(graph: WordGraph, decoder: NextTokens, beam: int = 6, keep: int = 8) -> list[Sentence]:
+def search(graph: WordGraph, decoder: NextTokens, beam: int = 6, keep: int = 8, span: float = SPAN) -> list[Sentence]:
     """The allowed sentences of ``graph`` Whisper finds likeliest (at most ``keep``, likeliest
-    first, none more than SPAN below the first), by a beam search of ``beam`` sentences under
+    first, none more than ``span`` below the first), by a beam search of ``beam`` sentences under
     way, a word at a time.
 
     Each step is one decoder call for every sentence under way: it scores the tokens of each
@@ -96,7 +97,7 @@ def search(graph: WordGraph, decoder: NextTokens, beam: int = 6, keep: int = 8) 
     each grows by the first token of every word the grammar allows next (or its ending: a full
     stop, question or exclamation mark and the end of text, or the end at once). Log
     probabilities only fall as tokens are added, so the search stops when no sentence under way
-    can come within SPAN of the best found, nor beat the ``keep``-th."""
+    can come within ``span`` of the best found, nor beat the ``keep``-th."""
     ways = [_Way((), graph.start_states(), (), 0.0, 0)]
     found: dict[tuple[str, ...], Sentence] = {}
     while ways:
@@ -129,10 +130,10 @@ def search(graph: WordGraph, decoder: NextTokens, beam: int = 6, keep: int = 8) 
                     step = _Way(step.tokens, same.states | step.states, step.words, step.logprob, step.scored)
                 grown[step.tokens] = step
         ranked = sorted((s.logprob for s in found.values()), reverse=True)
-        bar = max(ranked[0] - SPAN if ranked else -math.inf, ranked[keep - 1] if len(ranked) >= keep else -math.inf)
+        bar = max(ranked[0] - span if ranked else -math.inf, ranked[keep - 1] if len(ranked) >= keep else -math.inf)
         ways = sorted((w for w in grown.values() if w.logprob > bar), key=lambda w: -w.logprob)[:beam]
     best = max((s.logprob for s in found.values()), default=-math.inf)
-    return sorted((s for s in found.values() if s.logprob >= best - SPAN), key=lambda s: -s.logprob)[:keep]
+    return sorted((s for s in found.values() if s.logprob >= best - span), key=lambda s: -s.logprob)[:keep]
 
 
 def _found(found: dict[tuple[str, ...], Sentence], words: tuple[str, ...], logprob: float, stop: float) -> None:

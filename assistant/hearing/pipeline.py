@@ -133,6 +133,7 @@ class HearingSettings(Protocol):
     closed_window: bool
     closed_first: bool
     closed_strict: bool
+    closed_span: float
 
     @property
     def weigh_distance(self) -> float: ...
@@ -143,7 +144,7 @@ class Transcriber(Protocol):
 
     def listen(self, audio: bytes, short: bool = False) -> bool: ...
 
-    def held_to(self, graph: WordGraph, beam: int, keep: int = 8) -> list[Sentence]: ...
+    def held_to(self, graph: WordGraph, beam: int, keep: int = 8, span: float = ...) -> list[Sentence]: ...
 
     def own_reading(self) -> tuple[str, float]: ...
 
@@ -346,6 +347,10 @@ class Closed(Stage):
         Setting("hearing.whisper.closed_strict", True, "Act on a command the stages above took only when its "
                 "sentence is also closed_margin likelier than another command's, or the first pass took it too; "
                 "else ask about it."),
+        Setting("hearing.whisper.closed_span", 6.0, "How far below the best sentence (natural log) the search "
+                "follows others (never less than closed_margin: no decision turns on one further below; each "
+                "word followed costs a decoder call). A study that replays larger margins needs it larger.",
+                minimum=0.0, maximum=50.0),
     )
 
     @staticmethod
@@ -361,6 +366,13 @@ class Closed(Stage):
         if held.fit >= -settings.closed_fit:
             return "heard"
         return "doubted" if held.fit >= -settings.closed_ask_fit else ""
+
+    @staticmethod
+    def span(settings: HearingSettings) -> float:
+        """How far below the best sentence the search follows others: ``closed_span``, and never
+        less than ``closed_margin`` (a sentence of another command further below changes no
+        decision: its margin is enough either way)."""
+        return max(settings.closed_span, settings.closed_margin)
 
     @staticmethod
     def clear(held: HeldTo, settings: HearingSettings) -> bool:
@@ -383,7 +395,7 @@ class Closed(Stage):
         transcriber = case.transcriber
         if not transcriber.listen(case.audio, s.closed_window):
             return None
-        found = transcriber.held_to(case.ear.graph, s.closed_beam)
+        found = transcriber.held_to(case.ear.graph, s.closed_beam, span=self.span(s))
         reading, own = transcriber.own_reading()
         commands = [case.ear.sentences.match(list(sentence.words), case.ear.graph.intents) for sentence in found]
         held = None
@@ -449,7 +461,7 @@ class Closed(Stage):
         the two recognizers take it as the closed stage does (``verdict``: first pass the same)."""
         if not transcriber.listen(audio, settings.closed_window):
             return "too short for Whisper"
-        found = transcriber.held_to(ear.graph, settings.closed_beam)
+        found = transcriber.held_to(ear.graph, settings.closed_beam, span=Closed.span(settings))
         if not found:
             return "Whisper found no allowed sentence"
         best = ear.sentences.match(list(found[0].words), ear.graph.intents)
@@ -469,7 +481,7 @@ class Closed(Stage):
                 return opinion
         whole = case.ear.graph_for(case.ear.sentences.intents)
         if whole.intents != case.ear.graph.intents and case.transcriber.listen(case.audio, case.settings.closed_window):
-            found = case.transcriber.held_to(whole, case.settings.closed_beam)
+            found = case.transcriber.held_to(whole, case.settings.closed_beam, span=self.span(case.settings))
             commands = [case.ear.sentences.match(list(sentence.words)) for sentence in found]
             if found and commands[0] is not None and commands[0].intent not in case.ear.graph.intents:
                 command = commands[0]

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.hearing.audio import RATE, SpeechEdges, suppress_noise
-from assistant.hearing.closed import Sentence, log_softmax, search
+from assistant.hearing.closed import SPAN, Sentence, log_softmax, search
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
@@ -403,7 +403,8 @@ class WhisperTranscriber:
         """Hear half a second of a quiet room once, as the grammar search does: a model's first
         encoding and decoding cost more than later ones (buffers, kernels chosen), and the
         hybrid's budget learns each stage's cost from what it has cost so far, so a slow first
-        command would make the next ones "Say again?"."""
+        command would make the next ones "Say again?". (The 30 s window's first use costs no more
+        than later ones: measured, it needs no warming.)"""
         quiet = np.random.default_rng(0).normal(0.0, 30.0, RATE // 2).astype(np.int16)
         if self.listen(quiet.tobytes(), short=True):
             self.own_reading()
@@ -499,12 +500,12 @@ class WhisperTranscriber:
             self._word_tokens[key] = tuple(self.tokenizer.encode(" " + written, add_special_tokens=False).ids)
         return self._word_tokens[key]
 
-    def held_to(self, graph: WordGraph, beam: int, keep: int = 8) -> list[Sentence]:
+    def held_to(self, graph: WordGraph, beam: int, keep: int = 8, span: float = SPAN) -> list[Sentence]:
         """The allowed sentences of ``graph`` Whisper finds likeliest for the audio last heard
         (closed.search)."""
         if self._heard is None or not self._heard[1]:
             return []
-        return search(graph, self, beam, keep)
+        return search(graph, self, beam, keep, span)
 
     def own_reading(self) -> tuple[str, float]:
         """Whisper's own reading of the window, without a prompt (its greedy text), and its log
