@@ -1,3 +1,19 @@
-from assistant.cli import main
+"""``python -m assistant`` and the ``assistant`` command (pyproject.toml's script): the CLI,
+loaded inside a guard, so Ctrl-C while it is still loading ends as it does later, with one
+line and exit status 130, not a traceback. (Ctrl-C in the first few hundredths of a second,
+while Python itself starts, is Python's own.)"""
 
-raise SystemExit(main())
+import sys
+
+
+def run() -> int:
+    try:
+        from assistant.cli import main
+    except KeyboardInterrupt:  # nothing has started yet: nothing to keep
+        print("Stopped.", file=sys.stderr)
+        return 130
+    return main()
+
+
+if __name__ == "__main__":
+    raise SystemExit(run())

@@ -264,3 +264,28 @@ def test_an_announcer_cut_off_stops_rendering_at_the_sentence_under_way(tmp_path
     assert rendered <= 4, f"{rendered} of {len(voices.sentences(text))} sentences rendered after Ctrl-C"
     assert set(threading.enumerate()) <= before  # the producer has ended: nothing left synthesizing
     assert not announcer.speaking.is_speaking()
+
+
+@pytest.mark.parametrize("entry", ["python -m assistant", "the assistant command"])
+def test_ctrl_c_while_it_is_still_loading_ends_with_one_line(tmp_path: Path, entry: str) -> None:
+    # Ctrl-C at moments spread over the loading of the CLI (about a tenth of a second): each run
+    # ends with "Stopped." (130), or, in the first few hundredths while Python itself starts,
+    # as Python ends it; never with a traceback through the assistant's own code
+    command = ([sys.executable, "-m", "assistant"] if entry.startswith("python")
+               else [str(Path(sys.executable).parent / "assistant")])
+    env = {**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")}
+    stopped = 0
+    for delay in np.arange(0.02, 0.32, 0.03):
+        proc = subprocess.Popen([*command, "--config", str(private_config(tmp_path)), "transcribe", "--moment", "list"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env, cwd=ROOT, preexec_fn=ctrl_c_reaches_it)
+        time.sleep(float(delay))
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert f"{os.sep}assistant{os.sep}" not in err, (delay, proc.returncode, err)
+        if proc.returncode == 130:
+            assert err.splitlines() == ["Stopped."], (delay, err)
+            stopped += 1
+        else:  # it had finished already (0), or Python itself was starting (its own exit)
+            assert proc.returncode in (0, 1, -signal.SIGINT), (delay, proc.returncode, err)
+    assert stopped >= 3, stopped
