@@ -488,3 +488,26 @@ def test_the_last_try_takes_no_table_talk_said_clearly(maker: ClipMaker, game: s
         heard = ear.hear(maker.say(line, voice))
         assert isinstance(heard, NotRecognized), (voice.label, heard)
     assert prompt_as_sentences(ear.sentences.help_for(ear.graph.intents)) in asked, asked  # the last try ran
+
+
+def test_the_same_audio_is_encoded_once_until_it_is_forgotten(maker: ClipMaker) -> None:
+    # what the stages share (the free text, the grammar search) is encoded once an utterance; a
+    # benchmark timing the whole job (bench/bench_cost.py's reference job) forgets it each time
+    whisper = WhisperTranscriber.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")))
+    encoded: list[object] = []
+    model = whisper.model
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(model, name)
+
+        def encode(self, *args: Any, **kwargs: Any) -> Any:
+            encoded.append(args)
+            return model.encode(*args, **kwargs)
+
+    whisper.model = Counting()
+    audio = maker.say("pass", OTHER_VOICES[0]).tobytes()
+    first = whisper.transcribe(audio)
+    assert whisper.transcribe(audio) == first and len(encoded) == 1
+    whisper.forget()
+    assert whisper.transcribe(audio) == first and len(encoded) == 2

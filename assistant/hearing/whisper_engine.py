@@ -408,6 +408,11 @@ class WhisperTranscriber:
         quiet = np.random.default_rng(0).normal(0.0, 30.0, RATE // 2).astype(np.int16)
         if self.listen(quiet.tobytes(), short=True):
             self.own_reading()
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop the audio last heard and its encoding: the same audio given again is encoded again
+        (a benchmark timing the whole job; otherwise ``listen`` reuses it)."""
         self._heard = self._last = self._window = None
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
