@@ -147,6 +147,26 @@ def study(clips: Sequence[Clip]) -> None:
         for design in DESIGNS:
             decided = [replay(c, design, settings, harmless) for c in chosen]
             print(line(design, Counter(o for o, _ in decided), [cpu for _, cpu in decided]))
+    agreed(clips, harmless)
+
+
+def agreed(clips: Sequence[Clip], harmless: set[str]) -> None:
+    """The clips whose best sentence the first pass took too (``HeldTo.first`` "same": heard at
+    once, whatever its margin and fit), by how far below Whisper's own reading (per token) the
+    sentence is: what a bound on that fit would turn into questions."""
+    same = [c for c in clips if c.held is not None and c.held.first == "same" and c.best]
+    print(f"\nthe first pass took the best sentence's command too: {len(same)} clips")
+    for bound in (0.9, 1.5, 2.0, 3.0, 4.0):
+        below = Counter()
+        for clip in same:
+            assert clip.held is not None
+            if clip.held.fit >= -bound:
+                continue
+            kind = "table talk" if clip.expected is None else "right" if clip.expected in clip.best else "WRONG"
+            cost = "harmless" if sorted(clip.best)[0].split(" ", 1)[0] in harmless else "not harmless"
+            below[f"{kind} ({cost})"] += 1
+        print(f"  fit below -{bound:g} per token: " + (", ".join(f"{k} {n}" for k, n in sorted(below.items()))
+                                                         or "none"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
