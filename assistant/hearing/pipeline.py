@@ -446,11 +446,24 @@ class Closed(Stage):
         if verdict == "heard":
             return Transcript(best.text, 1.0, reading, command)
         if verdict == "doubted":
-            return Doubted(best.text, 0.5, reading, command,
-                           why=f"Whisper held to the grammar, {-held.fit:.1f} per token below its own reading")
+            return self._doubted(look, held)
         return decided if decided is not None else self._nothing(
             case, reading, f"Whisper held to the grammar: {best.text!r} not clear (margin {held.margin:.1f}, "
                            f"fit {held.fit:.2f})")
+
+    def asked(self, case: Case) -> Doubted | None:
+        """What the search already made for ``case`` asks about (its rule's "doubted"), when the
+        budget stopped the free text before anything was decided: a question rather than "Say
+        again?". None when there was no search, or its rule would hear or take nothing."""
+        look = case.look
+        if look is None or look.held is None or self.verdict(look.held, case.settings) != "doubted":
+            return None
+        return self._doubted(look, look.held)
+
+    @staticmethod
+    def _doubted(look: Look, held: HeldTo) -> Doubted:
+        return Doubted(look.found[0].text, 0.5, look.reading, look.commands[0],
+                       why=f"Whisper held to the grammar, {-held.fit:.1f} per token below its own reading")
 
     @staticmethod
     def confirms(ear: Ear, transcriber: Transcriber, settings: HearingSettings, audio: bytes,
@@ -727,8 +740,14 @@ class Cascade:
             if early is not None:
                 return early
         decided = self.run(case, self.free_text)
-        if not isinstance(decided, OverBudget):
-            decided = self._check(case, decided)
+        if isinstance(decided, OverBudget):
+            asked = self.closed.asked(case)  # the first look's search is paid for: its question, if any
+            if asked is None:
+                return decided
+            case.steps.append(Step(self.closed.name, f"asked {asked.command.to_json() if asked.command else None} "
+                                   f"(the first look's, over the budget)", 0.0, asked.command))
+            return asked
+        decided = self._check(case, decided)
         if isinstance(decided, Transcript) and decided.command is not None and not isinstance(decided, Doubted):
             why = self._doubt(case)
             if why:
