@@ -11,7 +11,9 @@ game may ask at most three times. Table talk in the middle must change nothing.
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +67,9 @@ games:
                 mark = len(recorder.samples())
                 asked_before = len(out.lines)
                 feeder.say(maker.say(text, OTHER_VOICES[voice]))
-                if answered(out, answer, seen, timeout=12):
+                # the answer, or a question, whichever comes first: a question is answered at once,
+                # as a player would (it is dropped when no yes comes within confirm_seconds)
+                if answered(out, answer, seen, timeout=12, unless=functools.partial(asked, out, text, asked_before)):
                     break
                 if asked(out, text, asked_before):  # "Skill zero?": the player says yes, as asked
                     questions.append(f"{OTHER_VOICES[voice].label}: {text!r}")
@@ -96,11 +100,16 @@ def asked(out: Lines, text: str, since: int) -> bool:
     return any(line.lower().endswith(": " + question) for line in out.lines[since:])
 
 
-def answered(out: Lines, start: str, since: int, timeout: float) -> bool:
-    """Whether a line starting with ``start`` is printed after line ``since`` within ``timeout``."""
+def answered(out: Lines, start: str, since: int, timeout: float,
+             unless: Callable[[], bool] = lambda: False) -> bool:
+    """Whether a line starting with ``start`` is printed after line ``since`` within ``timeout``
+    (waiting no longer once ``unless`` holds)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if any(line.startswith(start) for line in out.lines[since:]):
             return True
+        if unless():
+            time.sleep(0.5)  # the answer may follow the question's line at once: not here
+            return any(line.startswith(start) for line in out.lines[since:])
         time.sleep(0.05)
     return False
