@@ -322,7 +322,7 @@ class Closed(Stage):
 
     name = "closed"
     sure = True
-    typical_seconds = 0.5
+    typical_seconds = 0.3
     scales = True
     SETTINGS = (
         Setting("hearing.whisper.closed", True, "Check what the stages above took against the allowed sentence "

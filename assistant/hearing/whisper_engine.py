@@ -22,14 +22,16 @@ A known model's files are checked against their SHA-256 before use.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
+import json
 import math
 import os
 import shutil
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,7 @@ from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
 from assistant.hearing.settings import default
+from assistant.hearing.whisper_decoder import Decoder, ModelFileError, Reader, log_softmax32
 from assistant.memory import give_back_memory
 
 DEFAULT_WHISPER_MODEL = "faster-whisper-tiny.en"
@@ -136,6 +139,22 @@ WINDOW_MARGIN = 25
 #: Whisper's own reading of a command, for comparison, is cut at this many tokens
 READING_TOKENS = 60
 _verified: dict[tuple[str, float, int], str] = {}
+
+
+@functools.cache
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """numpy's products on one thread for the numpy decoder's small ones: a second BLAS thread
+    spins more than it works on them (measured: half the CPU time of a grammar search here, for
+    a few milliseconds of waiting)."""
+    with _blas().limit(limits=1, user_api="blas"):
+        yield
 
 
 def sha256_file(path: Path) -> str:
@@ -329,8 +348,12 @@ class WhisperTranscriber:
     also imports PyAV and the Hugging Face hub client (about 35 MB more of every game's memory)
     for things not used here (decoding files, downloads, long-form segmentation)."""
 
-    def __init__(self, model: Any, tokenizer: Any, beam_size: int = 5, noise_suppression: int = 0) -> None:
+    def __init__(self, model: Any, tokenizer: Any, beam_size: int = 5, noise_suppression: int = 0,
+                 decoder: Decoder | None = None, suppress_ids: Sequence[int] = ()) -> None:
         self.model = model
+        #: the decoder the grammar search and Whisper's own reading of the window run on (numpy,
+        #: keeping what it has read: whisper_decoder); None: CTranslate2's, read afresh each call
+        self.decoder = decoder
         self.tokenizer = tokenizer
         self.beam_size = beam_size
         self.noise_suppression = noise_suppression
@@ -358,6 +381,7 @@ class WhisperTranscriber:
         self._encoded: Any = None
         self._frames = 0
         self._window: tuple[npt.NDArray[np.float32], Any] | None = None
+        self._reader: Reader | None = None
         self._word_tokens: dict[tuple[str, bool], tuple[int, ...]] = {}
         self.end = ids["endoftext"]
         stops = [tokenizer.token_to_id(mark) for mark in (".", "?", "!")]
@@ -366,6 +390,10 @@ class WhisperTranscriber:
         self.stops: tuple[int, ...] = tuple(t for t in stops if t is not None)
         self._suppress = [-1, *(ids[name] for name in (
             "startoftranscript", "startofprev", "startoflm", "nospeech", "transcribe", "translate"))]
+        #: what Whisper's own reading never writes (CTranslate2's ``suppress_tokens`` above, -1 being
+        #: the model's list of non-speech tokens): its scores are left out, as CTranslate2 leaves them
+        self._never = np.array(sorted({*suppress_ids, *self._suppress[1:]}), dtype=np.int64)
+        self._blank = tuple(tokenizer.encode(" ", add_special_tokens=False).ids)
 
     @classmethod
     def load(cls, folder: Path, settings: WhisperSettings | None = None) -> WhisperTranscriber:
@@ -392,9 +420,14 @@ class WhisperTranscriber:
             model = ctranslate2.models.Whisper(str(folder), device="cpu", compute_type="int8",
                                                intra_threads=threads)
             tokenizer = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+            suppress_ids = json.loads((folder / "config.json").read_text()).get("suppress_ids", [])
         except Exception as error:  # CTranslate2 raises RuntimeError/ValueError with its own text
             raise ModelError(f"Whisper could not load the model at {folder}: {error}") from error
-        transcriber = cls(model, tokenizer, settings.beam_size, settings.noise_suppression)
+        try:
+            decoder = Decoder.load(folder / "model.bin")
+        except ModelFileError as error:
+            raise ModelError(f"The grammar search cannot read Whisper's decoder in {folder}: {error}") from error
+        transcriber = cls(model, tokenizer, settings.beam_size, settings.noise_suppression, decoder, suppress_ids)
         transcriber.warm_up()
         give_back_memory()
         return transcriber
@@ -413,7 +446,7 @@ class WhisperTranscriber:
     def forget(self) -> None:
         """Drop the audio last heard and its encoding: the same audio given again is encoded again
         (a benchmark timing the whole job; otherwise ``listen`` reuses it)."""
-        self._heard = self._last = self._window = None
+        self._heard = self._last = self._window = self._reader = None
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         texts = self.hypotheses(audio, prompt, 1)
@@ -433,6 +466,7 @@ class WhisperTranscriber:
             return self._heard[1]
         self._last = None
         self._window = None
+        self._reader = None
         samples = np.frombuffer(audio, dtype=np.int16)[-int((MAX_SECONDS - 2 * PAD_SECONDS) * RATE):]
         if len(samples) < RATE // 10:
             self._heard = (audio, False, short)
@@ -473,10 +507,29 @@ class WhisperTranscriber:
             self._window = (cut, ctranslate2.StorageView.from_array(cut))
         return self._window
 
+    def reader(self) -> Reader:
+        """The numpy decoder's reading of the window of the audio last heard (made once per
+        utterance: its attention over the audio is worked out then)."""
+        if self.decoder is None:
+            raise ModelError("No numpy decoder was loaded for this Whisper model.")
+        if self._reader is None:
+            cut, _ = self.window()
+            with _one_blas_thread():
+                self._reader = Reader(self.decoder, cut[0], self._start(""))
+        return self._reader
+
     def logprobs(self, prefixes: Sequence[Sequence[int]], since: Sequence[int]) -> list[npt.NDArray[np.float32]]:
         """closed.NextTokens: each prefix's tokens' log probabilities from position ``since`` on,
-        and the next token's, over the window of the audio last heard, without a prompt (one
-        batched decoder call; a shorter prefix's decoder writes on greedily meanwhile)."""
+        and the next token's, over the window of the audio last heard, without a prompt. On the
+        numpy decoder, each prefix is read on from the longest shorter one read before; on
+        CTranslate2's (no numpy decoder), one batched call reads them all from their start."""
+        if self.decoder is not None:
+            reader = self.reader()
+            with _one_blas_thread():
+                return reader.logprobs(prefixes, since)
+        return self._logprobs_ct2(prefixes, since)
+
+    def _logprobs_ct2(self, prefixes: Sequence[Sequence[int]], since: Sequence[int]) -> list[npt.NDArray[np.float32]]:
         import ctranslate2
 
         cut, single = self.window()
@@ -520,12 +573,7 @@ class WhisperTranscriber:
         Whisper write a command over and over) from looking less likely than it is."""
         if self._heard is None or not self._heard[1]:
             return "", -math.inf
-        _, single = self.window()
-        result = self.model.generate(single, [self._start("")], beam_size=1, max_length=READING_TOKENS,
-                                     return_logits_vocab=True, suppress_blank=True,
-                                     suppress_tokens=self._suppress)[0]
-        ids = [t for t in result.sequences_ids[0] if t < self._end]
-        logprobs = log_softmax(np.stack([np.asarray(x) for x in result.logits[0]]))
+        ids, logprobs = self._read_own() if self.decoder is not None else self._read_own_ct2()
         best, total = -math.inf, 0.0
         for i in range(min(len(logprobs), len(ids) + 1)):
             ending = total + float(logprobs[i, self._end])
@@ -535,6 +583,41 @@ class WhisperTranscriber:
                 total += float(logprobs[i, ids[i]])
         return self.tokenizer.decode(ids).strip(), best
 
+    def _read_own(self) -> tuple[list[int], npt.NDArray[np.float32]]:
+        """Whisper's greedy reading of the window on the numpy decoder: its text tokens and the
+        log probabilities at each step (what it never writes left out; at the first step, nor a
+        blank or the end: CTranslate2's ``suppress_blank``). A sentence written twice running
+        (a short window can make Whisper write a command over and over) ends it."""
+        reader = self.reader()
+        ids: list[int] = []
+        rows = []
+        sentences = [0]  # where each sentence of the reading starts
+        with _one_blas_thread():
+            for _ in range(READING_TOKENS):
+                logits = reader.decoder.logits(reader.hidden([ids])[0][-1:])[0]
+                logits[self._never] = -np.inf
+                if not ids:
+                    logits[[*self._blank, self._end]] = -np.inf
+                rows.append(log_softmax32(logits[None])[0])
+                token = int(np.argmax(logits))
+                if token == self._end:
+                    break
+                ids.append(token)
+                if token in self.stops:
+                    sentences.append(len(ids))
+                    if len(sentences) >= 3 and ids[sentences[-3]:sentences[-2]] == ids[sentences[-2]:]:
+                        del ids[sentences[-2]:]
+                        del rows[len(ids) + 1:]
+                        break
+        return ids, np.stack(rows)
+
+    def _read_own_ct2(self) -> tuple[list[int], npt.NDArray[np.float32]]:
+        _, single = self.window()
+        result = self.model.generate(single, [self._start("")], beam_size=1, max_length=READING_TOKENS,
+                                     return_logits_vocab=True, suppress_blank=True,
+                                     suppress_tokens=self._suppress)[0]
+        ids = [t for t in result.sequences_ids[0] if t < self._end]
+        return ids, log_softmax(np.stack([np.asarray(x) for x in result.logits[0]]))
 
     def again(self, prompt: str = "", count: int = 1) -> list[str]:
         """The ``count`` best transcripts of the audio last given to ``hypotheses``, under another

@@ -1,0 +1,347 @@
+"""Whisper's text decoder in numpy, keeping what it has read: a word at a time for pennies.
+
+The grammar search (``closed.search``) grows its sentences a word at a time and asks, at each
+word, for the log probabilities of every sentence's next token. CTranslate2's
+``Whisper.generate`` keeps nothing between calls, so each call read every sentence again from
+its start and worked out its attention over the audio afresh: about 0.1 CPU s a call at beam 6
+(a seven-word sentence cost 0.7-1.7 s). This decoder is the same network (the weights of the
+CTranslate2 model file, read here as they are stored) run in numpy with its keys and values
+kept: the audio's keys and values are worked out once per utterance (``Decoder.attend``), and a
+sentence grown by a word is read from where its shorter self stopped (``Reader``): about ten
+times cheaper a search.
+
+It is exact arithmetic in float32 where CTranslate2 runs int8: scores differ from
+CTranslate2's by a few hundredths of a nat a token (the tests hold them to it). The
+hybrid's thresholds are read off this decoder's scores (the first look's search and Whisper's
+own reading of the window both come from it).
+
+The model file's format (CTranslate2's ``ModelSpec._serialize``, binary version 6): the spec's
+name and revision, then each variable's name, shape, type and bytes, then aliases.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[np.float32]
+
+_TYPES = ("float32", "int8", "int16", "int32", "float16", "bfloat16")
+#: Whisper's decoder attends to at most this many of its own positions
+MAX_POSITIONS = 448
+#: tokens of the output layer widened from int8 at a time (small enough to stay in cache)
+_BLOCK = 1024
+
+
+class ModelFileError(ValueError):
+    """The model file is not a CTranslate2 Whisper model this decoder can read."""
+
+
+def read_variables(path: Path, prefix: str = "decoder/") -> dict[str, npt.NDArray[np.generic]]:
+    """The variables of a CTranslate2 model file whose names start with ``prefix`` (as stored:
+    float16 weights stay float16)."""
+    data = memoryview(path.read_bytes())
+    at = 0
+
+    def number(fmt: str) -> int:
+        nonlocal at
+        (value,) = struct.unpack_from(fmt, data, at)
+        at += struct.calcsize(fmt)
+        return int(value)
+
+    def string() -> str:
+        nonlocal at
+        size = number("H")
+        text = bytes(data[at:at + size - 1]).decode()
+        at += size
+        return text
+
+    try:
+        version = number("I")
+        if version < 5:
+            raise ModelFileError(f"{path}: CTranslate2 model format {version} is older than this decoder reads")
+        spec = string()
+        if not spec.startswith("Whisper"):
+            raise ModelFileError(f"{path}: a {spec}, not a Whisper model")
+        number("I")  # the spec's revision
+        out: dict[str, npt.NDArray[np.generic]] = {}
+        for _ in range(number("I")):
+            name = string()
+            shape = tuple(number("I") for _ in range(number("B")))
+            kind = _TYPES[number("B")]
+            size = number("I")
+            if at + size > len(data):
+                raise ModelFileError(f"{path}: not a whole CTranslate2 model file ({name} is cut short)")
+            if name.startswith(prefix):
+                if kind == "bfloat16":
+                    raise ModelFileError(f"{path}: bfloat16 weights are not read here")
+                out[name] = np.frombuffer(data[at:at + size], dtype=kind).reshape(shape).copy()
+            at += size
+        for _ in range(number("I")):
+            alias, name = string(), string()
+            if alias.startswith(prefix) and name in out:
+                out[alias] = out[name]
+    except (struct.error, IndexError, UnicodeDecodeError) as error:
+        raise ModelFileError(f"{path}: not a whole CTranslate2 model file ({error})") from error
+    return out
+
+
+def _erf(x: Array) -> Array:
+    """The error function to about 1e-7 (Abramowitz and Stegun 7.1.26; numpy has none)."""
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
+
+
+def _gelu(x: Array) -> Array:
+    return (0.5 * x * (1.0 + _erf(x * np.float32(1.0 / math.sqrt(2.0))))).astype(np.float32)
+
+
+def _norm(x: Array, gamma: Array, beta: Array) -> Array:
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    var = (centred * centred).mean(axis=-1, keepdims=True)
+    return (centred / np.sqrt(var + np.float32(1e-5)) * gamma + beta).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class _Linear:
+    weight_t: Array  # (in, out): x @ weight_t
+    bias: Array
+
+    def __call__(self, x: Array) -> Array:
+        out: Array = x @ self.weight_t + self.bias
+        return out
+
+
+@dataclass(frozen=True)
+class _Layer:
+    self_norm: tuple[Array, Array]
+    self_qkv: _Linear
+    self_out: _Linear
+    cross_norm: tuple[Array, Array]
+    cross_q: _Linear
+    cross_kv: _Linear
+    cross_out: _Linear
+    ffn_norm: tuple[Array, Array]
+    ffn_in: _Linear
+    ffn_out: _Linear
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The audio's keys and values for each layer's attention over it: (heads, positions, depth)."""
+
+    keys: tuple[Array, ...]
+    values: tuple[Array, ...]
+
+
+@dataclass(frozen=True)
+class State:
+    """A text read so far: each layer's keys and values of its own positions (heads, length,
+    depth), and its length."""
+
+    keys: tuple[Array, ...]
+    values: tuple[Array, ...]
+    length: int
+
+
+class Decoder:
+    """Whisper's decoder (pre-norm transformer, erf GELU, tied output embedding) over float32
+    weights."""
+
+    def __init__(self, variables: dict[str, npt.NDArray[np.generic]]) -> None:
+        def get(name: str) -> Array:
+            if f"decoder/{name}" not in variables:
+                raise ModelFileError(f"the model file has no decoder/{name}")
+            return np.ascontiguousarray(variables[f"decoder/{name}"], dtype=np.float32)
+
+        def linear(name: str) -> _Linear:
+            return _Linear(np.ascontiguousarray(get(f"{name}/weight").T), get(f"{name}/bias"))
+
+        def norm(name: str) -> tuple[Array, Array]:
+            return get(f"{name}/gamma"), get(f"{name}/beta")
+
+        flags = {name: int(np.asarray(variables.get(f"decoder/{name}", -1)).reshape(-1)[0])
+                 for name in ("activation", "pre_norm", "scale_embeddings", "alibi")}
+        if flags != {"activation": 3, "pre_norm": 1, "scale_embeddings": 0, "alibi": 0}:
+            raise ModelFileError(f"not Whisper's decoder as this one runs it ({flags})")
+        self.heads = int(np.asarray(variables["decoder/num_heads"]).reshape(-1)[0])
+        # The token embedding is also the output layer, and by far the largest matrix (80 MB in
+        # float32 for tiny.en): kept in int8 with a scale per token, as CTranslate2 keeps it, and
+        # widened a block at a time when scores are wanted (as fast here as float32: the product
+        # is bound by memory, not arithmetic)
+        embedding = get("embeddings/weight")
+        self.scales = (np.abs(embedding).max(axis=1) / 127.0).astype(np.float32)
+        self.scales[self.scales == 0] = 1.0
+        self.embedding = np.round(embedding / self.scales[:, None]).astype(np.int8)
+        del embedding
+        self.positions = get("position_encodings/encodings")
+        self.width = int(self.embedding.shape[1])
+        self.depth = self.width // self.heads
+        self.final_norm = norm("layer_norm")
+        layers: list[_Layer] = []
+        while f"decoder/layer_{len(layers)}/ffn/linear_0/weight" in variables:
+            at = f"layer_{len(layers)}"
+            layers.append(_Layer(
+                norm(f"{at}/self_attention/layer_norm"), linear(f"{at}/self_attention/linear_0"),
+                linear(f"{at}/self_attention/linear_1"), norm(f"{at}/attention/layer_norm"),
+                linear(f"{at}/attention/linear_0"), linear(f"{at}/attention/linear_1"),
+                linear(f"{at}/attention/linear_2"), norm(f"{at}/ffn/layer_norm"),
+                linear(f"{at}/ffn/linear_0"), linear(f"{at}/ffn/linear_1")))
+        if not layers:
+            raise ModelFileError("the model file has no decoder layers")
+        self.layers = tuple(layers)
+        self.scale = np.float32(1.0 / math.sqrt(self.depth))
+
+    @classmethod
+    def load(cls, model_file: Path) -> Decoder:
+        return cls(read_variables(model_file))
+
+    @property
+    def vocabulary(self) -> int:
+        return int(self.embedding.shape[0])
+
+    def embed(self, tokens: Sequence[int]) -> Array:
+        out: Array = (self.embedding[list(tokens)] * self.scales[list(tokens)][:, None]).astype(np.float32)
+        return out
+
+    def _split(self, x: Array) -> Array:
+        """(length, width) -> (heads, length, depth)"""
+        return np.ascontiguousarray(x.reshape(x.shape[0], self.heads, self.depth).transpose(1, 0, 2))
+
+    def attend(self, encoded: Array) -> Memory:
+        """The keys and values of each layer's attention over the audio's encoding
+        (positions, width): worked out once per utterance."""
+        keys, values = [], []
+        for layer in self.layers:
+            kv = layer.cross_kv(np.ascontiguousarray(encoded, dtype=np.float32))
+            keys.append(self._split(kv[:, :self.width]))
+            values.append(self._split(kv[:, self.width:]))
+        return Memory(tuple(keys), tuple(values))
+
+    def start(self) -> State:
+        empty = np.zeros((self.heads, 0, self.depth), dtype=np.float32)
+        return State(tuple(empty for _ in self.layers), tuple(empty for _ in self.layers), 0)
+
+    def read(self, memory: Memory, state: State, tokens: Sequence[int]) -> tuple[Array, State]:
+        """Read ``tokens`` after ``state``: the final hidden state after each (len(tokens),
+        width; ``logits`` turns them into scores for the token after each) and the new state."""
+        return self.read_many(memory, [(state, tokens)])[0]
+
+    def read_many(self, memory: Memory, texts: Sequence[tuple[State, Sequence[int]]]) -> list[tuple[Array, State]]:
+        """``read`` for several texts over the same audio at once: every step but a text's
+        attention to its own earlier tokens is one product for all of them."""
+        sizes = [len(tokens) for _, tokens in texts]
+        if not texts or 0 in sizes:
+            raise ValueError("nothing to read")
+        if max(state.length + n for (state, _), n in zip(texts, sizes, strict=True)) > MAX_POSITIONS:
+            raise ValueError(f"Whisper's decoder reads at most {MAX_POSITIONS} tokens")
+        cuts = np.cumsum([0, *sizes])
+        x: Array = self.embed([t for _, tokens in texts for t in tokens]) + np.concatenate(
+            [self.positions[state.length:state.length + n] for (state, _), n in zip(texts, sizes, strict=True)])
+        # a new token attends to every earlier one and to itself, not to those after it
+        masks = [np.triu(np.full((n, state.length + n), -np.inf, dtype=np.float32), k=state.length + 1)
+                 for (state, _), n in zip(texts, sizes, strict=True)]
+        keys: list[list[Array]] = [[] for _ in texts]
+        values: list[list[Array]] = [[] for _ in texts]
+        w = self.width
+        for i, layer in enumerate(self.layers):
+            qkv = layer.self_qkv(_norm(x, *layer.self_norm))
+            heard = []
+            for j, (state, _) in enumerate(texts):
+                part = qkv[cuts[j]:cuts[j + 1]]
+                k = np.concatenate([state.keys[i], self._split(part[:, w:2 * w])], axis=1)
+                v = np.concatenate([state.values[i], self._split(part[:, 2 * w:])], axis=1)
+                keys[j].append(k)
+                values[j].append(v)
+                heard.append(self._merge(self._attention(self._split(part[:, :w]), k, v, masks[j])))
+            x = x + layer.self_out(np.concatenate(heard))
+            q = self._split(layer.cross_q(_norm(x, *layer.cross_norm)))
+            x = x + layer.cross_out(self._merge(self._attention(q, memory.keys[i], memory.values[i], None)))
+            x = x + layer.ffn_out(_gelu(layer.ffn_in(_norm(x, *layer.ffn_norm))))
+        hidden = _norm(x, *self.final_norm)
+        return [(hidden[cuts[j]:cuts[j + 1]], State(tuple(keys[j]), tuple(values[j]), state.length + sizes[j]))
+                for j, (state, _) in enumerate(texts)]
+
+    def _attention(self, q: Array, k: Array, v: Array, mask: Array | None) -> Array:
+        scores = (q @ k.transpose(0, 2, 1)) * self.scale
+        if mask is not None:
+            scores = scores + mask
+        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        out: Array = (scores / scores.sum(axis=-1, keepdims=True)) @ v
+        return out
+
+    def _merge(self, x: Array) -> Array:
+        """(heads, length, depth) -> (length, width)"""
+        return np.ascontiguousarray(x.transpose(1, 0, 2).reshape(x.shape[1], self.width))
+
+    def logits(self, hidden: Array) -> Array:
+        """Scores over the vocabulary for the token after each hidden state (rows)."""
+        out = np.empty((hidden.shape[0], self.vocabulary), dtype=np.float32)
+        block = np.empty((_BLOCK, self.width), dtype=np.float32)
+        for at in range(0, self.vocabulary, _BLOCK):
+            end = min(at + _BLOCK, self.vocabulary)
+            np.copyto(block[:end - at], self.embedding[at:end], casting="unsafe")
+            np.matmul(hidden, block[:end - at].T, out=out[:, at:end])
+        out *= self.scales
+        return out
+
+
+def log_softmax32(logits: Array) -> Array:
+    """Log probabilities from raw scores (last axis), in float32."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    out: Array = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    return out
+
+
+class Reader:
+    """One utterance's decoder reading: texts (token tuples after the start sequence) read once
+    each, a longer text read on from the longest shorter one already read (the grammar search
+    grows its sentences a word at a time)."""
+
+    def __init__(self, decoder: Decoder, encoded: Array, start: Sequence[int]) -> None:
+        self.decoder = decoder
+        self.memory = decoder.attend(encoded)
+        hidden, state = decoder.read(self.memory, decoder.start(), start)
+        #: each text read so far: the hidden state after its last token (the root: the start's)
+        self._hidden: dict[tuple[int, ...], Array] = {(): hidden[-1]}
+        self._states: dict[tuple[int, ...], State] = {(): state}
+
+    def hidden(self, texts: Sequence[Sequence[int]]) -> list[Array]:
+        """For each text, the hidden state after each of its prefixes, the empty one first:
+        (len + 1, width). The texts not read yet are read together, each from the longest of
+        its prefixes already read."""
+        wanted = [tuple(text) for text in texts]
+        todo: dict[tuple[int, ...], int] = {}
+        for text in wanted:
+            if text not in self._hidden:
+                todo[text] = max(n for n in range(len(text)) if text[:n] in self._states)
+        if todo:
+            read = self.decoder.read_many(self.memory, [(self._states[text[:base]], text[base:])
+                                                        for text, base in todo.items()])
+            for (text, base), (rows, state) in zip(todo.items(), read, strict=True):
+                for n in range(base + 1, len(text) + 1):
+                    self._hidden[text[:n]] = rows[n - base - 1]
+                self._states[text] = state
+        return [np.stack([self._hidden[text[:n]] for n in range(len(text) + 1)]) for text in wanted]
+
+    def logprobs(self, texts: Sequence[Sequence[int]], since: Sequence[int]) -> list[Array]:
+        """For each text, the log probabilities of the token at each position from ``since`` to
+        just after the text: (len(text) + 1 - since, vocabulary). One product with the output
+        embedding for all of them."""
+        rows = [hidden[first:] for hidden, first in zip(self.hidden(texts), since, strict=True)]
+        scores = log_softmax32(self.decoder.logits(np.concatenate(rows)))
+        out, at = [], 0
+        for row in rows:
+            out.append(scores[at:at + len(row)])
+            at += len(row)
+        return out

@@ -1,0 +1,157 @@
+"""Whisper's decoder in numpy (assistant/hearing/whisper_decoder.py), on the real tiny.en model:
+its scores are CTranslate2's to within int8's rounding, reading on from a shorter text gives
+what reading from the start gives, several texts read at once give what each read alone gives,
+and a file it cannot read is refused by name."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.hearing.recognizer import ModelError
+from assistant.hearing.whisper_decoder import Decoder, ModelFileError, Reader, read_variables
+from assistant.hearing.whisper_engine import WhisperTranscriber, find_model
+from tests.support.spoken import ClipMaker, Speaker
+
+pytestmark = pytest.mark.model
+
+VOICE = Speaker("espeak", "en-gb-scotland", 1.0, 50)  # of neither benchmark set
+TEXTS = (" Explore one two zero", " Attack the red commando", " Pass.", " How much time is left?")
+
+
+@pytest.fixture(scope="module")
+def whisper(tmp_path_factory: pytest.TempPathFactory) -> WhisperTranscriber:
+    transcriber = WhisperTranscriber.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")))
+    clip = ClipMaker(tmp_path_factory.mktemp("clips")).say("explore one two zero", VOICE)
+    assert transcriber.listen(clip.tobytes(), short=True)
+    return transcriber
+
+
+def tokens(whisper: WhisperTranscriber, text: str) -> tuple[int, ...]:
+    return tuple(whisper.tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+def test_its_scores_are_ctranslate2_s_to_within_int8_rounding(whisper: WhisperTranscriber) -> None:
+    """The same texts over the same audio: CTranslate2 (int8) and this decoder (float32, its
+    output layer int8 as CTranslate2 keeps it) give each token's log probability within 0.4 nat
+    and each text's within 0.6 (measured here: at most 0.16 a token and 0.25 a text)."""
+    texts = [tokens(whisper, text) for text in TEXTS]
+    theirs = whisper._logprobs_ct2(texts, [0] * len(texts))
+    ours = whisper.reader().logprobs(texts, [0] * len(texts))
+    for text, a, b in zip(texts, theirs, ours, strict=True):
+        assert a.shape == b.shape == (len(text) + 1, whisper.decoder.vocabulary)  # type: ignore[union-attr]
+        said_a = [float(a[i, token]) for i, token in enumerate(text)] + [float(a[-1, whisper.end])]
+        said_b = [float(b[i, token]) for i, token in enumerate(text)] + [float(b[-1, whisper.end])]
+        assert np.allclose(said_a, said_b, atol=0.4), (text, said_a, said_b)
+        assert abs(sum(said_a) - sum(said_b)) < 0.6
+        # what either finds likeliest next, the other finds as likely to within int8's rounding
+        assert all(row_b[int(np.argmax(row_a))] >= row_b.max() - 0.4 for row_a, row_b in zip(a, b, strict=True))
+        assert np.allclose(np.exp(b).sum(axis=1), 1.0, atol=1e-3)
+
+
+def test_reading_on_from_a_shorter_text_is_reading_from_the_start(whisper: WhisperTranscriber) -> None:
+    """The grammar search grows a sentence a word at a time: what is read on from the shorter
+    sentence's kept keys and values is what a fresh reading of the whole gives."""
+    decoder = whisper.decoder
+    assert decoder is not None
+    cut, _ = whisper.window()
+    text = tokens(whisper, " Attack the red commando.")
+    stepwise = Reader(decoder, cut[0], whisper._start(""))
+    for n in range(1, len(text) + 1):
+        stepwise.logprobs([text[:n]], [n])
+    whole = Reader(decoder, cut[0], whisper._start(""))
+    a = stepwise.logprobs([text], [0])[0]
+    b = whole.logprobs([text], [0])[0]
+    assert np.allclose(a, b, atol=1e-4)
+
+
+def test_texts_read_together_are_read_as_each_alone(whisper: WhisperTranscriber) -> None:
+    decoder = whisper.decoder
+    assert decoder is not None
+    cut, _ = whisper.window()
+    texts = [tokens(whisper, text) for text in TEXTS]
+    together = Reader(decoder, cut[0], whisper._start("")).logprobs(texts, [1, 0, 1, 2])
+    for text, since, rows in zip(texts, [1, 0, 1, 2], together, strict=True):
+        alone = Reader(decoder, cut[0], whisper._start("")).logprobs([text], [since])[0]
+        assert np.allclose(rows, alone, atol=1e-4)
+
+
+def test_whisper_s_own_reading_on_it_is_ctranslate2_s(whisper: WhisperTranscriber) -> None:
+    """Whisper's greedy reading of the window, on this decoder and on CTranslate2's: the same
+    words here, and a log probability within half a nat."""
+    text, logprob = whisper.own_reading()
+    decoder = whisper.decoder
+    try:
+        whisper.decoder = None
+        text_ct2, logprob_ct2 = whisper.own_reading()
+    finally:
+        whisper.decoder = decoder
+    assert text == text_ct2
+    assert abs(logprob - logprob_ct2) < 0.5
+
+
+def test_a_sentence_written_twice_running_ends_the_reading(whisper: WhisperTranscriber,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A short window can make Whisper write a command over and over: the reading stops when a
+    sentence comes again, and keeps it once (the decoder's choice of tokens scripted here)."""
+    said = list(tokens(whisper, " Pass. Pass. Pass. Pass."))
+    decoder = whisper.decoder
+    assert decoder is not None
+    vocabulary = decoder.vocabulary
+
+    class Scripted:
+        def __init__(self) -> None:
+            self.decoder = self
+
+        def hidden(self, texts: list[list[int]]) -> list[np.ndarray]:
+            return [np.full((len(texts[0]) + 1, 1), float(len(texts[0])), dtype=np.float32)]
+
+        def logits(self, hidden: np.ndarray) -> np.ndarray:
+            row = np.zeros((1, vocabulary), dtype=np.float32)
+            at = int(hidden[0, 0])
+            row[0, said[at] if at < len(said) else whisper.end] = 10.0
+            return row
+
+    monkeypatch.setattr(whisper, "_reader", Scripted())
+    ids, rows = whisper._read_own()
+    assert whisper.tokenizer.decode(ids).strip() == "Pass."
+    assert len(rows) == len(ids) + 1
+
+
+def write_model(path: Path, spec: str, variables: dict[str, np.ndarray], cut: int = 0) -> Path:
+    """A CTranslate2 model file in its binary version 6 (ModelSpec._serialize)."""
+    def string(text: str) -> bytes:
+        return struct.pack("H", len(text) + 1) + text.encode() + b"\0"
+
+    kinds = {"float32": 0, "int8": 1, "int16": 2, "float16": 4}
+    out = struct.pack("I", 6) + string(spec) + struct.pack("II", 1, len(variables))
+    for name, value in variables.items():
+        out += string(name) + struct.pack("B", value.ndim) + b"".join(struct.pack("I", d) for d in value.shape)
+        out += struct.pack("B", kinds[value.dtype.name]) + struct.pack("I", value.nbytes) + value.tobytes()
+    out += struct.pack("I", 0)
+    path.write_bytes(out[:len(out) - cut] if cut else out)
+    return path
+
+
+def test_a_file_it_cannot_read_is_refused_by_name(tmp_path: Path) -> None:
+    weights = {"decoder/embeddings/weight": np.ones((4, 2), dtype=np.float16)}
+    read = read_variables(write_model(tmp_path / "ok.bin", "WhisperSpec", weights))
+    assert read["decoder/embeddings/weight"].shape == (4, 2)
+    with pytest.raises(ModelFileError, match="TransformerSpec, not a Whisper model"):
+        read_variables(write_model(tmp_path / "other.bin", "TransformerSpec", weights))
+    with pytest.raises(ModelFileError, match="not a whole CTranslate2 model file"):
+        read_variables(write_model(tmp_path / "cut.bin", "WhisperSpec", weights, cut=5))
+    with pytest.raises(ModelFileError, match="no decoder/num_heads|not Whisper's decoder"):
+        Decoder.load(write_model(tmp_path / "parts.bin", "WhisperSpec", weights))
+
+
+def test_a_whisper_model_whose_decoder_cannot_be_read_is_refused_with_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unreadable(path: Path) -> Decoder:
+        raise ModelFileError(f"{path}: bfloat16 weights are not read here")
+
+    monkeypatch.setattr(Decoder, "load", staticmethod(unreadable))
+    with pytest.raises(ModelError, match="grammar search cannot read Whisper's decoder.*bfloat16"):
+        WhisperTranscriber.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")))
