@@ -155,3 +155,33 @@ def test_a_whisper_model_whose_decoder_cannot_be_read_is_refused_with_why(monkey
     monkeypatch.setattr(Decoder, "load", staticmethod(unreadable))
     with pytest.raises(ModelError, match="grammar search cannot read Whisper's decoder.*bfloat16"):
         WhisperTranscriber.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")))
+
+
+def test_a_loop_of_one_token_ends_the_reading_once_its_score_is_settled(whisper: WhisperTranscriber,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """"1 1 1 1 1 ..." to the end of Whisper's 60 tokens (a recorded speaker's "one", heard on a
+    short window) stops after a few ones: the likeliest ending is already behind it."""
+    one = tokens(whisper, " 1")[0]
+    decoder = whisper.decoder
+    assert decoder is not None
+    vocabulary = decoder.vocabulary
+
+    class Looping:
+        def __init__(self) -> None:
+            self.decoder = self
+
+        def hidden(self, texts: list[list[int]]) -> list[np.ndarray]:
+            return [np.full((len(texts[0]) + 1, 1), float(len(texts[0])), dtype=np.float32)]
+
+        def logits(self, hidden: np.ndarray) -> np.ndarray:
+            row = np.zeros((1, vocabulary), dtype=np.float32)
+            row[0, one] = 12.0
+            row[0, whisper.end] = 11.0 if int(hidden[0, 0]) == 1 else 2.0  # ending after the first one is likely
+            return row
+
+    monkeypatch.setattr(whisper, "_reader", Looping())
+    ids, rows = whisper._read_own()
+    # each further one costs about 0.28 nat; ending after the first is 2.04 below nothing: settled
+    # at the sixth
+    assert ids == [one] * 6
+    assert len(rows) == len(ids)

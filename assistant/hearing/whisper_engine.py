@@ -586,23 +586,33 @@ class WhisperTranscriber:
     def _read_own(self) -> tuple[list[int], npt.NDArray[np.float32]]:
         """Whisper's greedy reading of the window on the numpy decoder: its text tokens and the
         log probabilities at each step (what it never writes left out; at the first step, nor a
-        blank or the end: CTranslate2's ``suppress_blank``). A sentence written twice running
-        (a short window can make Whisper write a command over and over) ends it."""
+        blank or the end: CTranslate2's ``suppress_blank``). A short window can make Whisper
+        write a command over and over ("Pass. Pass. Pass." or "1 1 1 1 1"): a sentence written
+        twice running ends it, and so does a loop of one or two tokens once no later ending could
+        be likelier than the best so far (the path's log probability only falls, so the score is
+        settled; the loop adds no word to the text)."""
         reader = self.reader()
         ids: list[int] = []
         rows = []
         sentences = [0]  # where each sentence of the reading starts
+        best, total = -math.inf, 0.0
         with _one_blas_thread():
             for _ in range(READING_TOKENS):
                 logits = reader.decoder.logits(reader.hidden([ids])[0][-1:])[0]
                 logits[self._never] = -np.inf
                 if not ids:
                     logits[[*self._blank, self._end]] = -np.inf
-                rows.append(log_softmax32(logits[None])[0])
+                row = log_softmax32(logits[None])[0]
+                rows.append(row)
                 token = int(np.argmax(logits))
                 if token == self._end:
                     break
+                if ids:
+                    best = max(best, total + float(row[self._end]))
+                total += float(row[token])
                 ids.append(token)
+                if total <= best and len(ids) >= 4 and (ids[-1] == ids[-2] == ids[-3] or ids[-4:-2] == ids[-2:]):
+                    break
                 if token in self.stops:
                     sentences.append(len(ids))
                     if len(sentences) >= 3 and ids[sentences[-3]:sentences[-2]] == ids[sentences[-2]:]:
