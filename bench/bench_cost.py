@@ -7,8 +7,9 @@ Hears held-out clips (the synthetic held-out voices, the held-out recorded speak
 entries, table talk; each in the moment of play that asks for it, as ``bench_accuracy`` does)
 with the hybrid as configured, and measures the CPU time (process time, every thread) each
 utterance costs, split by stage: Whisper's encoder (the utterance alone for the closed stage,
-its 30 s window for the free text's), its decoder (the grammar search and Whisper's own reading;
-or beam search: the first transcripts, the unprompted retry, the second hearing), its weighing of
+its 30 s window for the free text's), its decoder (the grammar search and Whisper's own reading,
+on the numpy decoder; or CTranslate2's beam search: the first transcripts, the unprompted retry,
+the second hearing), its weighing of
 commands (forced decoding and alignment: ``score``), Whisper's other work (log-mel, noise
 suppression), and the first pass (PocketSphinx: the rest). It also times Whisper tiny on a
 4 s command alone, the job a published Raspberry Pi measurement timed, which gives the ratio
@@ -119,16 +120,24 @@ class Meter:
         return timed
 
 
-class TimedModel:
-    """The CTranslate2 Whisper model, its encoder, decoder and alignment calls metered."""
+#: The CTranslate2 Whisper model's calls, by stage
+MODEL_CALLS = {"encode": "Whisper encoder", "generate": "Whisper decoder", "align": "Whisper weighing"}
+#: The numpy decoder's (whisper_decoder.Decoder: the grammar search and Whisper's own reading)
+DECODER_CALLS = {"attend": "Whisper decoder", "read": "Whisper decoder", "read_many": "Whisper decoder",
+                 "logits": "Whisper decoder"}
 
-    def __init__(self, model: Any, meter: Meter) -> None:
+
+class TimedModel:
+    """The CTranslate2 Whisper model (or the numpy decoder), its calls metered by stage."""
+
+    def __init__(self, model: Any, meter: Meter, calls: dict[str, str] = MODEL_CALLS) -> None:
         self._model = model
         self._meter = meter
+        self._calls = calls
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._model, name)
-        stage = {"encode": "Whisper encoder", "generate": "Whisper decoder", "align": "Whisper weighing"}.get(name)
+        stage = self._calls.get(name)
         return self._meter.wrap(stage, value) if stage is not None and callable(value) else value
 
 
@@ -143,6 +152,9 @@ def metered(settings: HearingSettings) -> Iterator[tuple[Meter, Callable[[], flo
     saved = {name: getattr(transcriber, name) for name in ("hypotheses", "again", "score", "listen", "held_to",
                                                           "own_reading")}
     transcriber.model = TimedModel(model, meter)
+    decoder = transcriber.decoder
+    if decoder is not None:
+        transcriber.decoder = TimedModel(decoder, meter, DECODER_CALLS)  # type: ignore[assignment]
     score = saved["score"]
 
     def scoring(texts: Any, ending: bool = True) -> list[float]:
@@ -163,6 +175,7 @@ def metered(settings: HearingSettings) -> Iterator[tuple[Meter, Callable[[], flo
         yield meter, lambda: whole.spent["whisper"]
     finally:
         transcriber.model = model
+        transcriber.decoder = decoder
         for name in saved:
             delattr(transcriber, name)  # the class's own methods again
 
