@@ -45,50 +45,52 @@ class ModelFileError(ValueError):
 
 def read_variables(path: Path, prefix: str = "decoder/") -> dict[str, npt.NDArray[np.generic]]:
     """The variables of a CTranslate2 model file whose names start with ``prefix`` (as stored:
-    float16 weights stay float16)."""
-    data = memoryview(path.read_bytes())
-    at = 0
+    float16 weights stay float16). Only those are read: the file is not held in memory whole."""
+    with path.open("rb") as file:
+        total = path.stat().st_size
 
-    def number(fmt: str) -> int:
-        nonlocal at
-        (value,) = struct.unpack_from(fmt, data, at)
-        at += struct.calcsize(fmt)
-        return int(value)
+        def take(size: int) -> bytes:
+            data = file.read(size)
+            if len(data) < size:
+                raise ModelFileError(f"{path}: not a whole CTranslate2 model file (it ends too soon)")
+            return data
 
-    def string() -> str:
-        nonlocal at
-        size = number("H")
-        text = bytes(data[at:at + size - 1]).decode()
-        at += size
-        return text
+        def number(fmt: str) -> int:
+            return int(struct.unpack(fmt, take(struct.calcsize(fmt)))[0])
 
-    try:
-        version = number("I")
-        if version < 5:
-            raise ModelFileError(f"{path}: CTranslate2 model format {version} is older than this decoder reads")
-        spec = string()
-        if not spec.startswith("Whisper"):
-            raise ModelFileError(f"{path}: a {spec}, not a Whisper model")
-        number("I")  # the spec's revision
-        out: dict[str, npt.NDArray[np.generic]] = {}
-        for _ in range(number("I")):
-            name = string()
-            shape = tuple(number("I") for _ in range(number("B")))
-            kind = _TYPES[number("B")]
-            size = number("I")
-            if at + size > len(data):
-                raise ModelFileError(f"{path}: not a whole CTranslate2 model file ({name} is cut short)")
-            if name.startswith(prefix):
+        def string() -> str:
+            return take(number("H"))[:-1].decode()
+
+        try:
+            version = number("I")
+            if version < 5:
+                raise ModelFileError(f"{path}: CTranslate2 model format {version} is older than this decoder reads")
+            spec = string()
+            if not spec.startswith("Whisper"):
+                raise ModelFileError(f"{path}: a {spec}, not a Whisper model")
+            number("I")  # the spec's revision
+            out: dict[str, npt.NDArray[np.generic]] = {}
+            for _ in range(number("I")):
+                name = string()
+                shape = tuple(number("I") for _ in range(number("B")))
+                kind = _TYPES[number("B")]
+                size = number("I")
+                if file.tell() + size > total:
+                    raise ModelFileError(f"{path}: not a whole CTranslate2 model file ({name} is cut short)")
+                if not name.startswith(prefix):
+                    file.seek(size, 1)
+                    continue
                 if kind == "bfloat16":
                     raise ModelFileError(f"{path}: bfloat16 weights are not read here")
-                out[name] = np.frombuffer(data[at:at + size], dtype=kind).reshape(shape).copy()
-            at += size
-        for _ in range(number("I")):
-            alias, name = string(), string()
-            if alias.startswith(prefix) and name in out:
-                out[alias] = out[name]
-    except (struct.error, IndexError, UnicodeDecodeError) as error:
-        raise ModelFileError(f"{path}: not a whole CTranslate2 model file ({error})") from error
+                out[name] = np.frombuffer(take(size), dtype=kind).reshape(shape)
+            for _ in range(number("I")):
+                alias, name = string(), string()
+                if alias.startswith(prefix) and name in out:
+                    out[alias] = out[name]
+        except (struct.error, IndexError, ValueError) as error:
+            if isinstance(error, ModelFileError):
+                raise
+            raise ModelFileError(f"{path}: not a whole CTranslate2 model file ({error})") from error
     return out
 
 
@@ -159,10 +161,13 @@ class Decoder:
     weights."""
 
     def __init__(self, variables: dict[str, npt.NDArray[np.generic]]) -> None:
+        """From the model file's decoder variables (``read_variables``), taken out of
+        ``variables`` as they are made the decoder's own."""
         def get(name: str) -> Array:
             if f"decoder/{name}" not in variables:
                 raise ModelFileError(f"the model file has no decoder/{name}")
-            return np.ascontiguousarray(variables[f"decoder/{name}"], dtype=np.float32)
+            # taken out as it is widened, so the file's copy is let go as the decoder's is made
+            return np.ascontiguousarray(variables.pop(f"decoder/{name}"), dtype=np.float32)
 
         def linear(name: str) -> _Linear:
             return _Linear(np.ascontiguousarray(get(f"{name}/weight").T), get(f"{name}/bias"))
@@ -179,11 +184,19 @@ class Decoder:
         # float32 for tiny.en): kept in int8 with a scale per token, as CTranslate2 keeps it, and
         # widened a block at a time when scores are wanted (as fast here as float32: the product
         # is bound by memory, not arithmetic)
-        embedding = get("embeddings/weight")
-        self.scales = (np.abs(embedding).max(axis=1) / 127.0).astype(np.float32)
-        self.scales[self.scales == 0] = 1.0
-        self.embedding = np.round(embedding / self.scales[:, None]).astype(np.int8)
-        del embedding
+        if "decoder/embeddings/weight" not in variables:
+            raise ModelFileError("the model file has no decoder/embeddings/weight")
+        stored = variables.pop("decoder/embeddings/weight")
+        variables.pop("decoder/projection/weight", None)  # the same matrix (an alias)
+        self.embedding = np.empty(stored.shape, dtype=np.int8)
+        self.scales = np.empty(stored.shape[0], dtype=np.float32)
+        for at in range(0, stored.shape[0], 4 * _BLOCK):  # a block at a time: no float32 copy of it all
+            block = np.asarray(stored[at:at + 4 * _BLOCK], dtype=np.float32)
+            scales = np.abs(block).max(axis=1) / 127.0
+            scales[scales == 0] = 1.0
+            self.embedding[at:at + 4 * _BLOCK] = np.round(block / scales[:, None])
+            self.scales[at:at + 4 * _BLOCK] = scales
+        del stored
         self.positions = get("position_encodings/encodings")
         self.width = int(self.embedding.shape[1])
         self.depth = self.width // self.heads
