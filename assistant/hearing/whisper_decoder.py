@@ -188,17 +188,18 @@ class Decoder:
             raise ModelFileError("the model file has no decoder/embeddings/weight")
         stored = variables.pop("decoder/embeddings/weight")
         variables.pop("decoder/projection/weight", None)  # the same matrix (an alias)
-        self.embedding = np.empty(stored.shape, dtype=np.int8)
-        self.scales = np.empty(stored.shape[0], dtype=np.float32)
-        for at in range(0, stored.shape[0], 4 * _BLOCK):  # a block at a time: no float32 copy of it all
-            block = np.asarray(stored[at:at + 4 * _BLOCK], dtype=np.float32)
+        tokens, width = (int(n) for n in stored.shape)
+        self.embedding: npt.NDArray[np.int8] = np.empty((tokens, width), dtype=np.int8)
+        self.scales: Array = np.empty(tokens, dtype=np.float32)
+        for first in range(0, tokens, 4 * _BLOCK):  # a block at a time: no float32 copy of it all
+            block = np.asarray(stored[first:first + 4 * _BLOCK], dtype=np.float32)
             scales = np.abs(block).max(axis=1) / 127.0
             scales[scales == 0] = 1.0
-            self.embedding[at:at + 4 * _BLOCK] = np.round(block / scales[:, None])
-            self.scales[at:at + 4 * _BLOCK] = scales
+            self.embedding[first:first + 4 * _BLOCK] = np.round(block / scales[:, None])
+            self.scales[first:first + 4 * _BLOCK] = scales
         del stored
         self.positions = get("position_encodings/encodings")
-        self.width = int(self.embedding.shape[1])
+        self.width = width
         self.depth = self.width // self.heads
         self.final_norm = norm("layer_norm")
         layers: list[_Layer] = []
