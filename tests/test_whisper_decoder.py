@@ -6,6 +6,7 @@ and a file it cannot read is refused by name."""
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -94,29 +95,35 @@ def test_whisper_s_own_reading_on_it_is_ctranslate2_s(whisper: WhisperTranscribe
     assert abs(logprob - logprob_ct2) < 0.5
 
 
+class Scripted:
+    """A reader whose decoder's scores for the next token are written by ``scores(tokens
+    written so far, row)``: a logic test of the reading's stopping rules."""
+
+    def __init__(self, whisper: WhisperTranscriber, scores: Callable[[int, np.ndarray], None]) -> None:
+        assert whisper.decoder is not None
+        self.vocabulary = whisper.decoder.vocabulary
+        self.scores = scores
+        self.decoder = self
+
+    def hidden(self, texts: list[list[int]]) -> list[np.ndarray]:
+        return [np.full((len(texts[0]) + 1, 1), float(len(texts[0])), dtype=np.float32)]
+
+    def logits(self, hidden: np.ndarray) -> np.ndarray:
+        row = np.zeros((1, self.vocabulary), dtype=np.float32)
+        self.scores(int(hidden[0, 0]), row[0])
+        return row
+
+
 def test_a_sentence_written_twice_running_ends_the_reading(whisper: WhisperTranscriber,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """A short window can make Whisper write a command over and over: the reading stops when a
     sentence comes again, and keeps it once (the decoder's choice of tokens scripted here)."""
     said = list(tokens(whisper, " Pass. Pass. Pass. Pass."))
-    decoder = whisper.decoder
-    assert decoder is not None
-    vocabulary = decoder.vocabulary
 
-    class Scripted:
-        def __init__(self) -> None:
-            self.decoder = self
+    def scores(written: int, row: np.ndarray) -> None:
+        row[said[written] if written < len(said) else whisper.end] = 10.0
 
-        def hidden(self, texts: list[list[int]]) -> list[np.ndarray]:
-            return [np.full((len(texts[0]) + 1, 1), float(len(texts[0])), dtype=np.float32)]
-
-        def logits(self, hidden: np.ndarray) -> np.ndarray:
-            row = np.zeros((1, vocabulary), dtype=np.float32)
-            at = int(hidden[0, 0])
-            row[0, said[at] if at < len(said) else whisper.end] = 10.0
-            return row
-
-    monkeypatch.setattr(whisper, "_reader", Scripted())
+    monkeypatch.setattr(whisper, "_reader", Scripted(whisper, scores))
     ids, rows = whisper._read_own()
     assert whisper.tokenizer.decode(ids).strip() == "Pass."
     assert len(rows) == len(ids) + 1
@@ -163,24 +170,12 @@ def test_a_loop_of_one_token_ends_the_reading_once_its_score_is_settled(whisper:
     """"1 1 1 1 1 ..." to the end of Whisper's 60 tokens (a recorded speaker's "one", heard on a
     short window) stops after a few ones: the likeliest ending is already behind it."""
     one = tokens(whisper, " 1")[0]
-    decoder = whisper.decoder
-    assert decoder is not None
-    vocabulary = decoder.vocabulary
 
-    class Looping:
-        def __init__(self) -> None:
-            self.decoder = self
+    def scores(written: int, row: np.ndarray) -> None:
+        row[one] = 12.0
+        row[whisper.end] = 11.0 if written == 1 else 2.0  # ending after the first one is likely
 
-        def hidden(self, texts: list[list[int]]) -> list[np.ndarray]:
-            return [np.full((len(texts[0]) + 1, 1), float(len(texts[0])), dtype=np.float32)]
-
-        def logits(self, hidden: np.ndarray) -> np.ndarray:
-            row = np.zeros((1, vocabulary), dtype=np.float32)
-            row[0, one] = 12.0
-            row[0, whisper.end] = 11.0 if int(hidden[0, 0]) == 1 else 2.0  # ending after the first one is likely
-            return row
-
-    monkeypatch.setattr(whisper, "_reader", Looping())
+    monkeypatch.setattr(whisper, "_reader", Scripted(whisper, scores))
     ids, rows = whisper._read_own()
     # each further one costs about 0.28 nat; ending after the first is 2.04 below nothing: settled
     # at the sixth
