@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.hearing.recognizer import ModelError
+from assistant.games import game_module
+from assistant.hearing.grammar import WordGraph
 from assistant.hearing.whisper_decoder import Decoder, ModelFileError, Reader, read_variables
 from assistant.hearing.whisper_engine import WhisperTranscriber, find_model
 from tests.support.spoken import ClipMaker, Speaker
@@ -20,6 +21,7 @@ from tests.support.spoken import ClipMaker, Speaker
 pytestmark = pytest.mark.model
 
 VOICE = Speaker("espeak", "en-gb-scotland", 1.0, 50)  # of neither benchmark set
+OMEGA = game_module("omega-virus").sentences()
 TEXTS = (" Explore one two zero", " Attack the red commando", " Pass.", " How much time is left?")
 
 
@@ -156,13 +158,24 @@ def test_a_file_it_cannot_read_is_refused_by_name(tmp_path: Path) -> None:
         Decoder.load(write_model(tmp_path / "parts.bin", "WhisperSpec", weights))
 
 
-def test_a_whisper_model_whose_decoder_cannot_be_read_is_refused_with_why(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_whisper_model_whose_decoder_numpy_cannot_read_still_hears_on_ctranslate2_s(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    """A model CTranslate2 runs but this decoder cannot read (a bfloat16 conversion, say) is not
+    refused: the grammar search and the own reading run on CTranslate2's decoder, and the log
+    says why and what it costs."""
     def unreadable(path: Path) -> Decoder:
         raise ModelFileError(f"{path}: bfloat16 weights are not read here")
 
     monkeypatch.setattr(Decoder, "load", staticmethod(unreadable))
-    with pytest.raises(ModelError, match="grammar search cannot read Whisper's decoder.*bfloat16"):
-        WhisperTranscriber.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")))
+    with caplog.at_level("WARNING"):
+        whisper = WhisperTranscriber.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")))
+    assert whisper.decoder is None
+    assert "runs on CTranslate2's decoder" in caplog.text and "bfloat16" in caplog.text
+    clip = ClipMaker(tmp_path).say("pass", VOICE)
+    assert whisper.listen(clip.tobytes(), short=True)
+    found = whisper.held_to(WordGraph(OMEGA, ["pass", "pause", "help"]), beam=6)
+    assert found and found[0].words == ("pass",)
+    assert whisper.own_reading()[1] > -20
 
 
 def test_a_loop_of_one_token_ends_the_reading_once_its_score_is_settled(whisper: WhisperTranscriber,
