@@ -107,8 +107,8 @@ class Scripted:
         self.scores = scores
         self.decoder = self
 
-    def hidden(self, texts: list[list[int]]) -> list[np.ndarray]:
-        return [np.full((len(texts[0]) + 1, 1), float(len(texts[0])), dtype=np.float32)]
+    def last(self, text: list[int]) -> np.ndarray:
+        return np.full(1, float(len(text)), dtype=np.float32)
 
     def logits(self, hidden: np.ndarray) -> np.ndarray:
         row = np.zeros((1, self.vocabulary), dtype=np.float32)

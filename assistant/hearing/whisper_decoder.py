@@ -348,6 +348,16 @@ class Reader:
         """For each text, the hidden state after each of its prefixes, the empty one first:
         (len + 1, width). The texts not read yet are read together, each from the longest of
         its prefixes already read."""
+        wanted = self._read(texts)
+        return [np.stack([self._hidden[text[:n]] for n in range(len(text) + 1)]) for text in wanted]
+
+    def last(self, text: Sequence[int]) -> Array:
+        """The hidden state after the whole of ``text`` (what ``hidden`` gives last), read as
+        ``hidden`` reads it: a greedy reading asks for it a token at a time."""
+        return self._hidden[self._read([text])[0]]
+
+    def _read(self, texts: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
+        """Read the texts not read yet, together; the texts as tuples (the keys of what is kept)."""
         wanted = [tuple(text) for text in texts]
         todo: dict[tuple[int, ...], int] = {}
         for text in wanted:
@@ -360,7 +370,7 @@ class Reader:
                 for n in range(base + 1, len(text) + 1):
                     self._hidden[text[:n]] = rows[n - base - 1]
                 self._states[text] = state
-        return [np.stack([self._hidden[text[:n]] for n in range(len(text) + 1)]) for text in wanted]
+        return wanted
 
     def logprobs(self, texts: Sequence[Sequence[int]], since: Sequence[int]) -> list[Array]:
         """For each text, the log probabilities of the token at each position from ``since`` to

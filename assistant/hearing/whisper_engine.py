@@ -602,7 +602,7 @@ class WhisperTranscriber:
         best, total = -math.inf, 0.0
         with _one_blas_thread():
             for _ in range(READING_TOKENS):
-                logits = reader.decoder.logits(reader.hidden([ids])[0][-1:])[0]
+                logits = reader.decoder.logits(reader.last(ids)[None])[0]
                 logits[self._never] = -np.inf
                 if not ids:
                     logits[[*self._blank, self._end]] = -np.inf
