@@ -12,7 +12,10 @@ stage's figures and the free text's decision). For each clip this study replays:
   the row's decision and cost stand;
 - **strict**: a command the free text took and the check confirmed is asked about (when its
   intent is not harmless) unless ``pipeline.Closed.clear`` holds;
-- **both** (as shipped).
+- **both**;
+- **both, and reads** (as shipped): the first look also hears a clear best sentence whose
+  command Whisper's own reading says (``closed_reads``; the rows must be kept with it off, as
+  the yaml sets, so a clip the first look does not take keeps the decision it would have had).
 
 Right, WRONG (acted on, asked first), missed and table talk taken are counted as
 ``bench_accuracy`` counts them; CPU is the hearing's process time per clip (median, p90).
@@ -28,7 +31,7 @@ import statistics
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +42,8 @@ from assistant.hearing import HearingSettings  # noqa: E402
 from assistant.hearing.pipeline import Closed, HeldTo  # noqa: E402
 from bench.results import Results  # noqa: E402
 
-DESIGNS = ("the check alone", "first look", "strict", "first look + strict (shipped)")
+DESIGNS = ("the check alone", "first look", "strict", "first look + strict",
+           "first look + strict + reads (shipped)")
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,7 @@ def outcome(got: str, expected: str | None, asked: bool) -> str:
 
 def replay(clip: Clip, design: str, settings: HearingSettings, harmless: set[str]) -> tuple[str, float]:
     """What ``design`` decides for the clip, and what it costs."""
+    settings = replace(settings, closed_reads="reads" in design)
     look = design.startswith("first look") and clip.held is not None and bool(clip.best) \
         and Closed.verdict(clip.held, settings) == "heard"
     if look:
@@ -148,6 +153,32 @@ def study(clips: Sequence[Clip]) -> None:
             decided = [replay(c, design, settings, harmless) for c in chosen]
             print(line(design, Counter(o for o, _ in decided), [cpu for _, cpu in decided]))
     agreed(clips, harmless)
+    reads(clips, settings, harmless)
+
+
+def reads(clips: Sequence[Clip], settings: HearingSettings, harmless: set[str]) -> None:
+    """The clips the first look hears only because Whisper's own reading says the best sentence's
+    command (``closed_reads``), by how near that reading must come (``confirm_distance``): what
+    they were, and what the shipped design without it decided for them."""
+    print("\nheard at the first look only because Whisper's own reading says the command (closed_reads):")
+    for distance in (0.0, 0.2, 0.4, 0.6):
+        on = replace(settings, closed_reads=True, confirm_distance=distance)
+        off = replace(settings, closed_reads=False)
+        changed = [c for c in clips if c.held is not None and c.best and Closed.verdict(c.held, on) == "heard"
+                   and Closed.verdict(c.held, off) != "heard"]
+        now = Counter(replay(c, "first look + strict + reads", on, harmless)[0] for c in changed)
+        before = Counter(replay(c, "first look + strict", off, harmless)[0] for c in changed)
+        print(f"  within {distance:g}: {len(changed)} clips; now "
+              + ", ".join(f"{k} {n}" for k, n in sorted(now.items()))
+              + "; before " + ", ".join(f"{k} {n}" for k, n in sorted(before.items())))
+    changed = [c for c in clips if c.held is not None and c.best and Closed.verdict(c.held, settings) == "heard"
+               and Closed.verdict(c.held, replace(settings, closed_reads=False)) != "heard"]
+    for clip in changed:
+        assert clip.held is not None
+        print(f"    {clip.condition:<16} said {clip.expected}  best {sorted(clip.best)[0]}  "
+              f"reads {clip.held.reads:.2f} "
+              f"fit {clip.held.fit:.2f} margin {clip.held.margin:.1f}  before: {clip.got}"
+              f"{' (asked)' if clip.asked else ''}")
 
 
 def agreed(clips: Sequence[Clip], harmless: set[str]) -> None:

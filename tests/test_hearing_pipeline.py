@@ -5,6 +5,7 @@ free text after it are tested with it off, as a player who switches it off has t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from assistant.games import game_module
 from assistant.hearing import STAGE_NAMES, HearingSettings, open_ear
 from assistant.hearing.closed import Sentence
 from assistant.hearing.events import Doubted, NotAllowedNow, NotRecognized, OverBudget, Transcript
-from assistant.hearing.pipeline import Cascade
+from assistant.hearing.pipeline import Cascade, HeldTo
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
@@ -221,9 +222,11 @@ class Held(Costly):
 
 
 def closed_ear(held: Held, clock: Clock, **settings: float) -> Ear:
-    """The closed stage as the last word alone (no first look, not strict) unless ``settings`` say."""
+    """The closed stage as the last word alone (no first look, not strict, not hearing a sentence
+    because Whisper's own reading says its command) unless ``settings`` say."""
     hearing = HearingSettings(**{"again_suppressed": 0, "closed_margin": 3.0, "closed_fit": 1.0,  # type: ignore[arg-type]
-                                 "closed_ask_fit": 1.0, "closed_first": False, "closed_strict": False, **settings})
+                                 "closed_ask_fit": 1.0, "closed_first": False, "closed_strict": False,
+                                 "closed_reads": False, **settings})
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(held, Spotter(CARDS), hearing))  # type: ignore[arg-type]
     assert e.second is not None
     e.second.cascade.clock = clock
@@ -357,6 +360,41 @@ def test_an_unclear_first_look_lets_the_free_text_decide_and_is_not_searched_aga
     assert [s.stage for s in e.steps] == ["first", "closed", "spot", "closed"], e.steps
     assert e.steps[1].verdict.startswith("first look: not clear") and "best -3.00 other -5.00" in e.steps[1].verdict
     assert held.calls.count("held_to") == 1, held.calls
+
+
+def test_a_clear_best_sentence_whisper_s_own_reading_says_is_heard_however_likelier_that_reading() -> None:
+    # "Explore 100." is far likelier to Whisper, token by token, than "explore one zero zero":
+    # the fit alone would take nothing, but the reading says the same command (closed_reads)
+    clock = Clock()
+    found = [("attack", -6.0), ("roll the dice", -12.0)]  # margin 6; fit (-6 + 1) / 2 = -2.5 per token
+    off = closed_ear(Held(clock, ["Hmm."], found, ("Attack!", -1.0)), clock, closed_first=True)
+    assert isinstance(hear(off, ""), NotRecognized)
+    held = Held(clock, ["Hmm."], found, ("Attack!", -1.0))
+    e = closed_ear(held, clock, closed_first=True, closed_reads=True)
+    heard = hear(e, "")
+    assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
+    assert [s.stage for s in e.steps] == ["first", "closed"] and "reads 0.00" in e.steps[-1].verdict, e.steps
+    assert "hypotheses" not in held.calls  # the free text is never written
+
+
+def test_an_own_reading_of_another_command_or_a_best_sentence_not_clear_is_not_heard_for_it() -> None:
+    clock = Clock()
+    found = [("attack", -6.0), ("roll the dice", -12.0)]
+    other = closed_ear(Held(clock, ["Hmm."], found, ("Roll the dice!", -1.0)), clock, closed_first=True,
+                       closed_reads=True)
+    assert isinstance(hear(other, ""), NotRecognized), other.steps
+    unclear = closed_ear(Held(clock, ["Hmm."], [("attack", -6.0), ("roll the dice", -7.0)], ("Attack!", -1.0)),
+                         clock, closed_first=True, closed_reads=True)
+    assert isinstance(hear(unclear, ""), NotRecognized), unclear.steps
+
+
+def test_the_closed_stage_s_figures_are_read_back_from_its_note() -> None:
+    held = HeldTo(-6.0, -12.0, -1.0, 1, "other", -0.5, 0.25)
+    assert HeldTo.from_note(f"took {{\"intent\": [1]}} 'attack' [{held.note()}]") == held
+    # a note kept before stop and reads were written
+    old = HeldTo.from_note("asked x 'attack' [best -6.00 other -12.00 own -1.00 words 1 first same]")
+    assert old == HeldTo(-6.0, -12.0, -1.0, 1, "same", 0.0, math.inf)
+    assert HeldTo.from_note("nothing") is None
 
 
 def test_the_search_follows_sentences_to_closed_span_below_the_best_and_never_less_than_the_margin() -> None:

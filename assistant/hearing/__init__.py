@@ -99,6 +99,7 @@ class HearingSettings:
     closed_window: bool = default("hearing.whisper.closed_window")
     closed_first: bool = default("hearing.whisper.closed_first")
     closed_strict: bool = default("hearing.whisper.closed_strict")
+    closed_reads: bool = default("hearing.whisper.closed_reads")
     closed_span: float = default("hearing.whisper.closed_span")
 
     @property

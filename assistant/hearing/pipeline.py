@@ -133,6 +133,7 @@ class HearingSettings(Protocol):
     closed_window: bool
     closed_first: bool
     closed_strict: bool
+    closed_reads: bool
     closed_span: float
 
     @property
@@ -267,6 +268,9 @@ class HeldTo:
     first: str = "none"
     #: the best sentence's ``closed.Sentence.stop``: 0 when Whisper would stop writing after it
     stop: float = 0.0
+    #: how far the best sentence's command is from Whisper's own reading (``Spotter.distance``:
+    #: 0 when that reading says the command as a sentence does; inf when not at all)
+    reads: float = math.inf
 
     @property
     def margin(self) -> float:
@@ -282,18 +286,18 @@ class HeldTo:
 
     def note(self) -> str:
         return (f"best {self.best:.2f} other {self.other:.2f} own {self.own:.2f} words {self.words} "
-                f"first {self.first} stop {self.stop:.2f}")
+                f"first {self.first} stop {self.stop:.2f} reads {self.reads:.2f}")
 
     @classmethod
     def from_note(cls, verdict: str) -> HeldTo | None:
-        """The figures in a step's verdict (``note``), for studies that replay ``Closed.takes``."""
-        words = verdict.replace("[", " ").replace("]", " ").split()
+        """The figures in a step's verdict (``note``), for studies that replay ``Closed.verdict``
+        (a note kept before ``stop`` or ``reads`` existed gives 0 and inf for them)."""
+        words = verdict.rsplit("[", 1)[-1].replace("]", " ").split()
+        figures = dict(zip(words[::2], words[1::2], strict=False))
         try:
-            at = words.index("best")
-            stop = float(words[at + 11]) if len(words) > at + 11 and words[at + 10] == "stop" else 0.0
-            return cls(float(words[at + 1]), float(words[at + 3]), float(words[at + 5]), int(words[at + 7]),
-                       words[at + 9], stop)
-        except (ValueError, IndexError):
+            return cls(float(figures["best"]), float(figures["other"]), float(figures["own"]), int(figures["words"]),
+                       figures["first"], float(figures.get("stop", 0.0)), float(figures.get("reads", math.inf)))
+        except (ValueError, KeyError):
             return None
 
 
@@ -347,6 +351,10 @@ class Closed(Stage):
         Setting("hearing.whisper.closed_strict", True, "Act on a command the stages above took only when its "
                 "sentence is also closed_margin likelier than another command's, or the first pass took it too; "
                 "else ask about it."),
+        Setting("hearing.whisper.closed_reads", False, "Hear the best sentence clear of the others (closed_margin) "
+                "also when Whisper's own reading of the utterance says its command (within confirm_distance), "
+                "however much likelier that reading is (closed_fit): \"Explore 100.\" for \"explore one zero "
+                "zero\"."),
         Setting("hearing.whisper.closed_span", 6.0, "How far below the best sentence (natural log) the search "
                 "follows others (never less than closed_margin: no decision turns on one further below; each "
                 "word followed costs a decoder call). A study that replays larger margins needs it larger.",
@@ -363,7 +371,7 @@ class Closed(Stage):
             return "heard"  # two recognizers agree
         if held.margin < settings.closed_margin:
             return ""
-        if held.fit >= -settings.closed_fit:
+        if held.fit >= -settings.closed_fit or (settings.closed_reads and held.reads <= settings.confirm_distance):
             return "heard"
         return "doubted" if held.fit >= -settings.closed_ask_fit else ""
 
@@ -403,8 +411,9 @@ class Closed(Stage):
             best, command = found[0], commands[0]
             other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
             first = case.first_command
+            reads = case.spotter.distance(reading, command) if case.ear.sentences.words(reading) else math.inf
             held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words),
-                          "none" if first is None else "same" if first == command else "other", best.stop)
+                          "none" if first is None else "same" if first == command else "other", best.stop, reads)
             case.notes[self.name] = f"{best.text!r} [{held.note()}]"
         case.look = Look(found, commands, reading, own, held)
         return case.look
