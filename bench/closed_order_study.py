@@ -8,14 +8,19 @@ stage's figures and the free text's decision). For each clip this study replays:
 
 - **the check alone** (both off): what the row says was decided;
 - **first look**: when ``pipeline.Closed.verdict`` on the clip's figures is "heard", the best
-  sentence is taken, at the cost of the first pass and the search (the row's closed step); else
-  the row's decision and cost stand;
+  sentence is taken, and when it is "doubted", asked about, at the cost of the first pass and
+  the search (the row's closed step); else the row's decision and cost stand;
 - **strict**: a command the free text took and the check confirmed is asked about (when its
   intent is not harmless) unless ``pipeline.Closed.clear`` holds;
-- **both**;
-- **both, and reads** (as shipped): the first look also hears a clear best sentence whose
-  command Whisper's own reading says (``closed_reads``; the rows must be kept with it off, as
-  the yaml sets, so a clip the first look does not take keeps the decision it would have had).
+- **both** (as shipped), also **without reads** (``closed_reads`` off: a clear best sentence is
+  not heard for Whisper's own reading saying its command), and **its questions to the free
+  text** (as shipped before 2026-12-04's evening: the first look took only what it would hear,
+  and left what it would ask about to the free text; reads off). The rows must be kept with
+  ``closed_reads`` off, as the yaml sets, so that a clip the first look does not decide keeps
+  the decision it would have had;
+- **first look alone, no free text**: what the search's rule hears is taken, what it would ask
+  about is asked, and nothing else (the cost of the first pass and the search alone: what
+  ``hearing.budget_seconds`` too small for the free text gives).
 
 Right, WRONG (acted on, asked first), missed and table talk taken are counted as
 ``bench_accuracy`` counts them; CPU is the hearing's process time per clip (median, p90).
@@ -42,8 +47,9 @@ from assistant.hearing import HearingSettings  # noqa: E402
 from assistant.hearing.pipeline import Closed, HeldTo  # noqa: E402
 from bench.results import Results  # noqa: E402
 
-DESIGNS = ("the check alone", "first look", "strict", "first look + strict",
-           "first look + strict + reads (shipped)")
+DESIGNS = ("the check alone", "first look", "strict", "first look + strict (shipped)",
+           "first look + strict, without reads", "first look + strict, its questions to the free text",
+           "first look alone, no free text")
 
 
 @dataclass(frozen=True)
@@ -117,12 +123,15 @@ def outcome(got: str, expected: str | None, asked: bool) -> str:
 
 def replay(clip: Clip, design: str, settings: HearingSettings, harmless: set[str]) -> tuple[str, float]:
     """What ``design`` decides for the clip, and what it costs."""
-    settings = replace(settings, closed_reads="reads" in design)
-    look = design.startswith("first look") and clip.held is not None and bool(clip.best) \
-        and Closed.verdict(clip.held, settings) == "heard"
-    if look:
+    alone = design.endswith("no free text")
+    asks = "questions to the free text" not in design  # the first look asks at once
+    settings = replace(settings, closed_reads="without reads" not in design and asks)
+    verdict = Closed.verdict(clip.held, settings) if clip.held is not None and clip.best else ""
+    if design.startswith("first look") and (verdict == "heard" or (asks and verdict == "doubted")):
         got = clip.expected if clip.expected in clip.best else sorted(clip.best)[0]
-        return outcome(got, clip.expected, False), clip.look_cpu
+        return outcome(got, clip.expected, verdict == "doubted"), clip.look_cpu
+    if alone:
+        return outcome("nothing", clip.expected, False), clip.look_cpu
     asked = clip.asked
     if "strict" in design and clip.confirmed and clip.held is not None and not Closed.clear(clip.held, settings) \
             and clip.got.split(" ", 1)[0] not in harmless:
@@ -166,8 +175,8 @@ def reads(clips: Sequence[Clip], settings: HearingSettings, harmless: set[str]) 
         off = replace(settings, closed_reads=False)
         changed = [c for c in clips if c.held is not None and c.best and Closed.verdict(c.held, on) == "heard"
                    and Closed.verdict(c.held, off) != "heard"]
-        now = Counter(replay(c, "first look + strict + reads", on, harmless)[0] for c in changed)
-        before = Counter(replay(c, "first look + strict", off, harmless)[0] for c in changed)
+        now = Counter(replay(c, "first look + strict (shipped)", on, harmless)[0] for c in changed)
+        before = Counter(replay(c, "first look + strict, without reads", off, harmless)[0] for c in changed)
         print(f"  within {distance:g}: {len(changed)} clips; now "
               + ", ".join(f"{k} {n}" for k, n in sorted(now.items()))
               + "; before " + ", ".join(f"{k} {n}" for k, n in sorted(before.items())))

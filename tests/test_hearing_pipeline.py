@@ -430,21 +430,21 @@ def test_the_first_look_is_kept_to_the_budget() -> None:
     assert isinstance(heard, Doubted) and heard.command == Command("attack"), heard
 
 
-def test_past_the_budget_the_first_look_asks_what_its_rule_would_ask_rather_than_say_again() -> None:
+def test_the_first_look_asks_at_once_about_a_sentence_its_rule_would_ask_about() -> None:
     # the search's best is clear of other commands but far from Whisper's own reading (its rule
-    # would ask about it); the free text does not fit the budget after it: the player is asked
-    # "Attack?" rather than told "Say again?"
+    # would ask about it): the player is asked "Attack?" at once; Whisper's free text is not
+    # written, so it can neither take the command silently nor cost its 30 s window
     clock = Clock()
     found = [("attack", -6.0), ("roll the dice", -12.0)]  # margin 6; fit (-6 + 2.5) / 2 = -1.75 per token
-    held = Held(clock, ["Attack."], found, ("Attack.", -2.5))
-    e = closed_ear(held, clock, closed_first=True, closed_ask_fit=3.0, budget_seconds=0.5 + SPOT / 2)
+    held = Held(clock, ["Attack."], found, ("Hit that.", -2.5))
+    e = closed_ear(held, clock, closed_first=True, closed_ask_fit=3.0)
     heard = hear(e, "")
     assert isinstance(heard, Doubted) and heard.command == Command("attack") and "below its own reading" in heard.why
-    assert [s.stage for s in e.steps] == ["first", "closed", "spot", "closed"], e.steps
-    assert e.steps[2].verdict.startswith("stopped") and "over the budget" in e.steps[-1].verdict, e.steps
+    assert [s.stage for s in e.steps] == ["first", "closed"] and e.steps[-1].verdict.startswith("asked"), e.steps
     assert "hypotheses" not in held.calls
-    # a search its rule would take nothing from leaves "Say again?"
-    unclear = Held(clock, ["Attack."], [("attack", -6.0), ("roll the dice", -7.0)], ("Attack.", -2.5))
+    # a search its rule would take nothing from leaves the free text to decide, and past the
+    # budget, "Say again?"
+    unclear = Held(clock, ["Attack."], [("attack", -6.0), ("roll the dice", -7.0)], ("Hit that.", -2.5))
     again = hear(closed_ear(unclear, clock, closed_first=True, closed_ask_fit=3.0, budget_seconds=0.5 + SPOT / 2), "")
     assert isinstance(again, OverBudget), again
 
