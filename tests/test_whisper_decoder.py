@@ -40,8 +40,11 @@ def tokens(whisper: WhisperTranscriber, text: str) -> tuple[int, ...]:
 def test_its_scores_are_ctranslate2_s_to_within_int8_rounding(whisper: WhisperTranscriber) -> None:
     """The same texts over the same audio: CTranslate2 (int8 weights and activations) and this
     decoder (int8 weights, float32 activations) give each token's log probability within 0.4
-    nat and each text's within 0.6 on this clip (on other clips, for sentences far below what
-    was said, the gap reaches about 1 nat a text)."""
+    nat, and each text's within 0.6 nat or 3% of it, whichever is more, on this clip. (The
+    rounding is CTranslate2's int8 kernels', which differ with the CPU: "Attack the red
+    commando", a 37-nat text on this clip of "explore one two zero", came within 0.6 nat on the
+    machine this test was written on and 0.72 apart on one whose CPU lacks AVX2; on other
+    clips, for sentences far below what was said, the gap reaches about 1 nat a text.)"""
     texts = [tokens(whisper, text) for text in TEXTS]
     theirs = whisper._logprobs_ct2(texts, [0] * len(texts))
     ours = whisper.reader().logprobs(texts, [0] * len(texts))
@@ -50,7 +53,7 @@ def test_its_scores_are_ctranslate2_s_to_within_int8_rounding(whisper: WhisperTr
         said_a = [float(a[i, token]) for i, token in enumerate(text)] + [float(a[-1, whisper.end])]
         said_b = [float(b[i, token]) for i, token in enumerate(text)] + [float(b[-1, whisper.end])]
         assert np.allclose(said_a, said_b, atol=0.4), (text, said_a, said_b)
-        assert abs(sum(said_a) - sum(said_b)) < 0.6
+        assert abs(sum(said_a) - sum(said_b)) < max(0.6, 0.03 * abs(sum(said_a))), (text, sum(said_a), sum(said_b))
         # what either finds likeliest next, the other finds as likely to within int8's rounding
         assert all(row_b[int(np.argmax(row_a))] >= row_b.max() - 0.4 for row_a, row_b in zip(a, b, strict=True))
         assert np.allclose(np.exp(b).sum(axis=1), 1.0, atol=1e-3)
@@ -85,16 +88,30 @@ def test_texts_read_together_are_read_as_each_alone(whisper: WhisperTranscriber)
 
 def test_whisper_s_own_reading_on_it_is_ctranslate2_s(whisper: WhisperTranscriber) -> None:
     """Whisper's greedy reading of the window, on this decoder and on CTranslate2's: the same
-    words here, and a log probability within half a nat."""
-    text, logprob = whisper.own_reading()
-    decoder = whisper.decoder
-    try:
-        whisper.decoder = None
-        text_ct2, logprob_ct2 = whisper.own_reading()
-    finally:
-        whisper.decoder = decoder
-    assert text == text_ct2
-    assert abs(logprob - logprob_ct2) < 0.5
+    tokens, and a log probability within half a nat; or the same tokens up to a step where the
+    two next tokens they chose (the end counts as one) tie to within int8's rounding in both
+    decoders' scores (on a CPU without AVX2, "Next, let run to 0" here against CTranslate2's
+    "... to 0." on its own kernels: a full stop and the end within a few hundredths of a nat)."""
+    ours, our_rows = whisper._read_own()
+    theirs, their_rows = whisper._read_own_ct2()
+    if ours == theirs:
+        text, logprob = whisper.own_reading()
+        decoder = whisper.decoder
+        try:
+            whisper.decoder = None
+            text_ct2, logprob_ct2 = whisper.own_reading()
+        finally:
+            whisper.decoder = decoder
+        assert text == text_ct2
+        assert abs(logprob - logprob_ct2) < 0.5
+        return
+    at = next(i for i in range(min(len(ours), len(theirs)) + 1)
+              if i == len(ours) or i == len(theirs) or ours[i] != theirs[i])
+    ours_next = ours[at] if at < len(ours) else whisper.end
+    theirs_next = theirs[at] if at < len(theirs) else whisper.end
+    for rows in (our_rows, their_rows):
+        assert abs(float(rows[at][ours_next]) - float(rows[at][theirs_next])) < 0.4, (
+            at, whisper.tokenizer.decode(ours), whisper.tokenizer.decode(theirs))
 
 
 class Scripted:
