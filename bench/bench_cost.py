@@ -11,7 +11,8 @@ its 30 s window for the free text's), its decoder (the grammar search and Whispe
 on the numpy decoder; or CTranslate2's beam search: the first transcripts, the unprompted retry,
 the second hearing), its weighing of
 commands (forced decoding and alignment: ``score``), Whisper's other work (log-mel, noise
-suppression), and the first pass (PocketSphinx: the rest). It also times Whisper tiny on a
+suppression), and the first pass (PocketSphinx: the rest, split into its work while the player
+speaks and at the end of speech). It also times Whisper tiny on a
 4 s command alone, the job a published Raspberry Pi measurement timed, which gives the ratio
 of a Pi to this machine for that model.
 
@@ -24,10 +25,11 @@ the Pi to this machine for the same model:
   a Raspberry Pi 400, 4 threads: fquirin/speech-recognition-experiments) over this machine's
   CPU seconds for the same job (``reference_job``). A Pi 400 is a Pi 4 at 1.8 GHz.
 - The first pass (PocketSphinx, one thread): the same ratio times 2.5 (the published run's 4
-  threads taken as worth 2.5 of the Pi's cores). It streams: most of its work is done while
-  the player is still speaking, so the estimate is given twice: Whisper's part alone (the
-  first pass done by the end of speech) and with all of the first pass after the end of speech
-  (an upper bound).
+  threads taken as worth 2.5 of the Pi's cores). Its live pass streams while the player is
+  still speaking; at the end of speech it decodes the whole utterance once more in one piece
+  and checks its phones, and only that part is on the way to the answer. The estimate is
+  given twice: after the end of speech (Whisper and the first pass's work at the end) and with
+  all of the first pass after it (an upper bound).
 - A Pi 5 is taken as 2.5x a Pi 4 (published comparisons put it at 2-3x; Home Assistant's
   voice team measured their closed-grammar Speech-to-Phrase at under 1 s on a Pi 4 and about
   150 ms on a Pi 5).
@@ -90,7 +92,8 @@ PI4_CORES_USED = 2.5
 PI5_SPEEDUP = 2.5
 REFERENCE_TEXT = "explore room one two zero and then attack the red probe please"
 REFERENCE_SPEAKER = Speaker("piper", "joe", 1.0, 0.0)
-STAGES = ("first pass", "Whisper encoder", "Whisper decoder", "Whisper weighing", "Whisper other")
+STAGES = ("first pass, while speaking", "first pass, at the end", "Whisper encoder", "Whisper decoder",
+          "Whisper weighing", "Whisper other")
 
 
 class Meter:
@@ -276,6 +279,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         moments = listening_moments(args.game)
         ref_cpu, ref_wall = reference_job(settings, maker)
         ear = open_ear(settings, sentences, engine="hybrid", fallback=False)
+        # the first pass's work once speech has ended: PocketSphinx decodes the whole utterance once
+        # more in one piece, then checks its phones (``_end``); what it does while the player
+        # speaks (its live pass, partials) is the rest of its time
+        ending = Meter()
+        first_pass: Any = ear.recognizer
+        first_pass._end = ending.wrap("end", first_pass._end)
         per_stage: dict[str, list[float]] = defaultdict(list)
         totals: list[float] = []
         whisper_total: list[float] = []
@@ -286,6 +295,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     clip = make_clip(maker, text, speaker, condition, noises, n * 31 + k)
                     ear.set_intents(grammar_key(moments, sentences, expected))
                     meter.reset()
+                    ending.reset()
                     before = whisper_spent()
                     start = time.process_time()
                     result = ear.hear(clip)
@@ -302,7 +312,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     totals.append(total)
                     whisper_total.append(whisper)
                     model = sum(meter.spent.values())
-                    per_stage["first pass"].append(max(total - whisper, 0.0))
+                    at_end = ending.spent["end"]
+                    per_stage["first pass, at the end"].append(at_end)
+                    per_stage["first pass, while speaking"].append(max(total - whisper - at_end, 0.0))
                     for stage in ("Whisper encoder", "Whisper decoder", "Whisper weighing"):
                         per_stage[stage].append(meter.spent.get(stage, 0.0))
                     per_stage["Whisper other"].append(max(whisper - model, 0.0))
@@ -327,21 +339,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
           f"{q90(totals):.3f} | 100% |")
     ratio = PI4_WHISPER_TINY_4S / ref_cpu
     per_core = ratio * PI4_CORES_USED
-    pi4_whisper = [whisper * ratio for whisper in whisper_total]
-    pi4_all = [first * per_core + whisper * ratio
-               for first, whisper in zip(per_stage["first pass"], whisper_total, strict=True)]
+    after = [end * per_core + whisper * ratio
+             for end, whisper in zip(per_stage["first pass, at the end"], whisper_total, strict=True)]
+    live_pass = per_stage["first pass, while speaking"]
+    pi4_all = [live * per_core + rest for live, rest in zip(live_pass, after, strict=True)]
     print(f"\nCost model (an ESTIMATE, not measured on a Pi): Pi 4 seconds = Whisper CPU s here x {ratio:.2f} "
           f"(published {PI4_WHISPER_TINY_4S} s on a Pi 400 with 4 threads, over {ref_cpu:.3f} CPU s here for the "
           f"same job), + first-pass CPU s here x {per_core:.2f} (one thread; the published run's 4 threads taken "
-          f"as {PI4_CORES_USED:g} cores); Pi 5 = Pi 4 / {PI5_SPEEDUP:g}. Whisper only: the first pass done by the "
-          "end of speech (it streams while the player speaks); with the first pass: all of it after (an upper "
-          "bound).\n")
+          f"as {PI4_CORES_USED:g} cores); Pi 5 = Pi 4 / {PI5_SPEEDUP:g}. After the end of speech: Whisper and the "
+          "first pass's work at the end (its decode of the whole utterance in one piece and its phone check), its "
+          "live pass done while the player spoke; with all of the first pass: an upper bound.\n")
     print("| end of speech to answer | median | p90 |")
     print("|---|---|---|")
     print(f"| this machine, CPU s of the whole utterance | {statistics.median(totals):.2f} | {q90(totals):.2f} |")
     estimates: dict[str, dict[str, float]] = {}
     for board, speed in (("Raspberry Pi 4", 1.0), ("Raspberry Pi 5", PI5_SPEEDUP)):
-        for part, values in (("Whisper only", pi4_whisper), ("with the first pass", pi4_all)):
+        for part, values in (("after the end of speech", after), ("with all of the first pass", pi4_all)):
             scaled = [v / speed for v in values]
             estimates[f"{board}, {part}"] = {"median_s": statistics.median(scaled), "p90_s": q90(scaled)}
             print(f"| {board} (estimate), {part} | {statistics.median(scaled):.2f} | {q90(scaled):.2f} |")

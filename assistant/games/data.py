@@ -7,6 +7,8 @@ the problem, so the config loader can report it and fall back to the packaged fi
 
 from __future__ import annotations
 
+import copy
+import functools
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -24,14 +26,24 @@ def read_yaml(package: str, filename: str, path: str | Path | None = None, what:
     ``what`` names the file in the error before its path ("cannot read board file ...").
     """
     name = f"{what} {path or filename}".strip()
-    if path:
-        try:
-            text = Path(path).expanduser().read_text(encoding="utf-8")
-        except OSError as error:
-            raise GameDataError(f"cannot read {name}: {error.strerror}") from error
-    else:
-        text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+    if not path:
+        # a copy of the file as parsed once: every new game reads its tables again, and parsing
+        # YAML in Python is slow (finding the moments of play started hundreds of games)
+        return copy.deepcopy(_packaged(package, filename))
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except OSError as error:
+        raise GameDataError(f"cannot read {name}: {error.strerror}") from error
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise GameDataError(f"{name} is not valid YAML: {error}") from error
+
+
+@functools.cache
+def _packaged(package: str, filename: str) -> Any:
+    text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise GameDataError(f"{filename} is not valid YAML: {error}") from error
