@@ -133,7 +133,9 @@ def replay(clip: Clip, design: str, settings: HearingSettings, harmless: set[str
     verdict = Closed.verdict(clip.held, settings) if clip.held is not None and clip.best else ""
     if design.startswith("first look") and (verdict == "heard" or (asks and verdict == "doubted")):
         got = clip.expected if clip.expected in clip.best else sorted(clip.best)[0]
-        return outcome(got, clip.expected, verdict == "doubted"), clip.look_cpu
+        # a harmless command (status, pause, no ...) is acted on however doubted: never asked about
+        return outcome(got, clip.expected, verdict == "doubted" and got.split(" ", 1)[0] not in harmless), \
+            clip.look_cpu
     if alone:
         return outcome("nothing", clip.expected, False), clip.look_cpu
     asked = clip.asked

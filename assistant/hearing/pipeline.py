@@ -423,8 +423,8 @@ class Closed(Stage):
         """Before Whisper writes freely (``closed_first``): the best allowed sentence, taken when
         the rule would hear it (``verdict``) and asked about when it would ask; None: the rule
         takes nothing, the free text's stages go on. (A question is not left to the free text:
-        on the tuning clips that turned two of the free text's wrong moves into questions, and
-        five right commands it would have taken into questions too.)"""
+        on the tuning clips that took the same commands right and wrong, asked about one more,
+        and cost less.)"""
         look = self.look(case)
         if look is None or look.held is None:
             return None
