@@ -130,9 +130,6 @@ class PocketSphinxTuning:
     word_beam: float = 1e-20
     endpoint: bool = True           # cut utterances at silences (False: one utterance per stream)
     partials: bool = True           # words as they are said (for answering early)
-    #: at the end of speech, decode the whole utterance once more in one piece (False: the live
-    #: pass's words stand; the re-decode is most of the first pass's work after speech ends)
-    redecode: bool = True
     seed: int = 0                   # of the noise floor: the same utterance is heard the same
     phone_check: float = 1.2        # a command that sounds this unlike itself is doubted
     early_phone_check: float = 0.8  # the same, before answering early
@@ -307,11 +304,10 @@ class PocketSphinxRecognizer(BaseRecognizer):
         self._started = False
         self._boundary()
         audio = self._utterance_audio()
-        if self.tuning.redecode or not self.tuning.partials:
-            self.decoder.reinit_feat()  # forget the noise estimate of earlier audio: same words, same result
-            self.decoder.start_utt()
-            self.decoder.process_raw(audio, full_utt=True)
-            self.decoder.end_utt()
+        self.decoder.reinit_feat()  # forget the noise estimate of earlier audio: same words, same result
+        self.decoder.start_utt()
+        self.decoder.process_raw(audio, full_utt=True)
+        self.decoder.end_utt()
         self._utterance = []
         hyp = self.decoder.hyp()
         if hyp is None:
