@@ -125,6 +125,12 @@ def outcome(got: str, expected: str | None, asked: bool) -> str:
     return "WRONG asked" if asked else "WRONG"
 
 
+def questioned(command: str, harmless: set[str]) -> bool:
+    """Whether play asks before acting on ``command`` ("intent {slots}") taken with doubt: a
+    harmless one (status, pause, no ...) is acted on however doubted."""
+    return command.split(" ", 1)[0] not in harmless
+
+
 def replay(clip: Clip, design: str, settings: HearingSettings, harmless: set[str]) -> tuple[str, float]:
     """What ``design`` decides for the clip, and what it costs."""
     alone = design.endswith("no free text")
@@ -133,14 +139,12 @@ def replay(clip: Clip, design: str, settings: HearingSettings, harmless: set[str
     verdict = Closed.verdict(clip.held, settings) if clip.held is not None and clip.best else ""
     if design.startswith("first look") and (verdict == "heard" or (asks and verdict == "doubted")):
         got = clip.expected if clip.expected in clip.best else sorted(clip.best)[0]
-        # a harmless command (status, pause, no ...) is acted on however doubted: never asked about
-        return outcome(got, clip.expected, verdict == "doubted" and got.split(" ", 1)[0] not in harmless), \
-            clip.look_cpu
+        return outcome(got, clip.expected, verdict == "doubted" and questioned(got, harmless)), clip.look_cpu
     if alone:
         return outcome("nothing", clip.expected, False), clip.look_cpu
     asked = clip.asked
     if "strict" in design and clip.confirmed and clip.held is not None and not Closed.clear(clip.held, settings) \
-            and clip.got.split(" ", 1)[0] not in harmless:
+            and questioned(clip.got, harmless):
         asked = True
     return outcome(clip.got, clip.expected, asked), clip.cpu
 
@@ -175,20 +179,22 @@ def reads(clips: Sequence[Clip], settings: HearingSettings, harmless: set[str]) 
     """The clips the first look hears only because Whisper's own reading says the best sentence's
     command (``closed_reads``), by how near that reading must come (``confirm_distance``): what
     they were, and what the shipped design without it decided for them."""
+    off = replace(settings, closed_reads=False)
+
+    def only_by_reads(on: HearingSettings) -> list[Clip]:
+        return [c for c in clips if c.held is not None and c.best and Closed.verdict(c.held, on) == "heard"
+                and Closed.verdict(c.held, off) != "heard"]
+
     print("\nheard at the first look only because Whisper's own reading says the command (closed_reads):")
     for distance in (0.0, 0.2, 0.4, 0.6):
         on = replace(settings, closed_reads=True, confirm_distance=distance)
-        off = replace(settings, closed_reads=False)
-        changed = [c for c in clips if c.held is not None and c.best and Closed.verdict(c.held, on) == "heard"
-                   and Closed.verdict(c.held, off) != "heard"]
+        changed = only_by_reads(on)
         now = Counter(replay(c, "first look + strict (shipped)", on, harmless)[0] for c in changed)
         before = Counter(replay(c, "first look + strict, without reads", off, harmless)[0] for c in changed)
         print(f"  within {distance:g}: {len(changed)} clips; now "
               + ", ".join(f"{k} {n}" for k, n in sorted(now.items()))
               + "; before " + ", ".join(f"{k} {n}" for k, n in sorted(before.items())))
-    changed = [c for c in clips if c.held is not None and c.best and Closed.verdict(c.held, settings) == "heard"
-               and Closed.verdict(c.held, replace(settings, closed_reads=False)) != "heard"]
-    for clip in changed:
+    for clip in only_by_reads(settings):
         assert clip.held is not None
         print(f"    {clip.condition:<16} said {clip.expected}  best {sorted(clip.best)[0]}  "
               f"reads {clip.held.reads:.2f} "

@@ -34,16 +34,16 @@ def read_yaml(package: str, filename: str, path: str | Path | None = None, what:
         text = Path(path).expanduser().read_text(encoding="utf-8")
     except OSError as error:
         raise GameDataError(f"cannot read {name}: {error.strerror}") from error
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise GameDataError(f"{name} is not valid YAML: {error}") from error
+    return _parsed(text, name)
 
 
 @functools.cache
 def _packaged(package: str, filename: str) -> Any:
-    text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+    return _parsed(resources.files(package).joinpath(filename).read_text(encoding="utf-8"), filename)
+
+
+def _parsed(text: str, name: str) -> Any:
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise GameDataError(f"{filename} is not valid YAML: {error}") from error
+        raise GameDataError(f"{name} is not valid YAML: {error}") from error
