@@ -279,12 +279,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         moments = listening_moments(args.game)
         ref_cpu, ref_wall = reference_job(settings, maker)
         ear = open_ear(settings, sentences, engine="hybrid", fallback=False)
-        # the first pass's work once speech has ended: PocketSphinx decodes the whole utterance once
-        # more in one piece, then checks its phones (``_end``); what it does while the player
-        # speaks (its live pass, partials) is the rest of its time
+        # the first pass's work once speech has ended: PocketSphinx ends its live pass (``_end``),
+        # then decodes the whole utterance once more in one piece and checks its phones (``_read``:
+        # left undone when the grammar search decides without it, ``spare_first_pass``); what it
+        # does while the player speaks (its live pass, partials) is the rest of its time
         ending = Meter()
         first_pass: Any = ear.recognizer
         first_pass._end = ending.wrap("end", first_pass._end)
+        first_pass._read = ending.wrap("end", first_pass._read)
         per_stage: dict[str, list[float]] = defaultdict(list)
         totals: list[float] = []
         whisper_total: list[float] = []

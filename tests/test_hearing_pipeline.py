@@ -16,7 +16,7 @@ from assistant.engine import Command
 from assistant.games import game_module
 from assistant.hearing import STAGE_NAMES, HearingSettings, open_ear
 from assistant.hearing.closed import Sentence
-from assistant.hearing.events import Doubted, NotAllowedNow, NotRecognized, OverBudget, Transcript
+from assistant.hearing.events import Deferred, Doubted, NotAllowedNow, NotRecognized, OverBudget, Transcript
 from assistant.hearing.pipeline import Cascade, HeldTo
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
@@ -29,6 +29,8 @@ FREE_TEXT = STAGE_NAMES[:-1]
 #: what the driver expects spot to cost before it has timed it (below the 1 s a Costly hearing costs)
 SPOT = Cascade().expected["spot"]
 OMEGA = game_module("omega-virus").sentences()
+#: the Command Center's moment of a move
+MOVE = ["explore", "pass", "teleport", "attack", "repeat", "time_left", "inventory", "help", "pause", "new_game"]
 
 
 class Clock:
@@ -194,6 +196,32 @@ def test_with_no_budget_the_real_hybrid_stops_after_the_first_pass(tmp_path: Pat
     # the grammar search looks first; Whisper's free text is written only when it is not clear
     assert [s.stage for s in shipped.steps][:2] == ["first", "closed"] and shipped.steps[1].seconds > 0, shipped.steps
     assert shipped.steps[-1].stage == "closed" and shipped.steps[-1].seconds > 0
+
+
+@pytest.mark.model
+def test_the_real_hybrid_answers_the_same_with_the_first_pass_spared(tmp_path: Path) -> None:
+    """Real PocketSphinx and Whisper: with ``spare_first_pass`` (shipped) the first pass's work at
+    the end of speech is left undone when the grammar search hears its sentence alone, and every
+    answer is the one the hybrid gives with it done; table talk still reads it (the free text's
+    stages need its command)."""
+    maker = ClipMaker(tmp_path)
+    clips = [maker.say("explore one two zero", Speaker("piper")),
+             maker.say("explore room one zero two", Speaker("espeak", "en-gb-scotland", 1.0, 50)),
+             maker.say("I think we should order pizza after this game", Speaker("piper"))]
+    spared = open_ear(HearingSettings(recognizer="hybrid"), OMEGA, MOVE, engine="hybrid", fallback=False)
+    done = open_ear(HearingSettings(recognizer="hybrid", spare_first_pass=False), OMEGA, MOVE, engine="hybrid",
+                    fallback=False)
+    answers, read = [], []
+    for clip in clips:
+        answer = spared.hear(clip)
+        read.append(not spared.steps[0].verdict.startswith("not read"))
+        assert answer == done.hear(clip), (spared.steps, done.steps)
+        assert not done.steps[0].verdict.startswith("not read"), done.steps
+        answers.append(answer.command if isinstance(answer, Transcript) else None)
+    assert answers == [Command("explore", {"d1": "1", "d2": "2", "d3": "0"}),
+                       Command("explore", {"d1": "1", "d2": "0", "d3": "2"}), None]
+    assert read[0] is False  # said clearly: the search alone hears it
+    assert read[-1] is True  # table talk: nothing clear, the free text's stages need the first pass
 
 
 class Held(Costly):
@@ -386,6 +414,62 @@ def test_an_own_reading_of_another_command_or_a_best_sentence_not_clear_is_not_h
     unclear = closed_ear(Held(clock, ["Hmm."], [("attack", -6.0), ("roll the dice", -7.0)], ("Attack!", -1.0)),
                          clock, closed_first=True, closed_reads=True)
     assert isinstance(hear(unclear, ""), NotRecognized), unclear.steps
+
+
+class Later:
+    """A first pass's reading put off (``Deferred``): counts how often it is asked for."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.reads = text, 0
+
+    def __call__(self) -> Transcript:
+        self.reads += 1
+        return Transcript(self.text, 1.0 if self.text else 0.0)
+
+    def hear(self, e: Ear) -> Transcript | NotRecognized:
+        e._audio = [np.zeros(16_000, dtype=np.int16).tobytes()]
+        return e.decide(Deferred("", 0.0, settle=self))
+
+
+def test_the_first_pass_is_not_read_when_the_search_hears_its_sentence_whatever_the_first_pass_took() -> None:
+    clock = Clock()
+    held = Held(clock, ["Roll the dice."], [("attack", -3.0), ("roll the dice", -9.0)], ("Attack.", -2.5))
+    later = Later("roll the dice")  # what the first pass took makes no difference to a clear best sentence
+    heard = later.hear(closed_ear(held, clock, closed_first=True))
+    assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
+    assert later.reads == 0
+
+
+def test_the_first_pass_is_read_when_the_first_look_needs_it_and_counted_apart() -> None:
+    # a margin of 2 is not clear alone: the first pass taking the same command hears it
+    clock = Clock()
+    found = [("attack", -3.0), ("roll the dice", -5.0)]
+    later = Later("attack")
+    e = closed_ear(Held(clock, ["Hmm."], found, ("Attack.", -2.5)), clock, closed_first=True)
+    heard = later.hear(e)
+    assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
+    assert later.reads == 1 and [s.stage for s in e.steps] == ["first", "closed"], e.steps
+    assert e.steps[0].verdict == "took" and "first same" in e.steps[1].verdict and e.steps[1].seconds == 0.5
+    # the first pass took nothing: the free text decides, and the first pass is read once
+    clock = Clock()
+    nothing = Later("")
+    e = closed_ear(Held(clock, ["Hmm."], found, ("Hmm.", -2.5)), clock, closed_first=True)
+    assert isinstance(nothing.hear(e), NotRecognized)
+    assert nothing.reads == 1 and [s.stage for s in e.steps][:3] == ["first", "closed", "spot"], e.steps
+    assert "first none" in e.steps[1].verdict and e.steps[0].verdict == "nothing"
+
+
+def test_a_first_pass_not_read_says_so_and_without_a_second_opinion_it_is_read_at_once() -> None:
+    clock = Clock()
+    held = Held(clock, ["Hmm."], [("attack", -3.0), ("roll the dice", -9.0)], ("Attack.", -2.5))
+    e = closed_ear(held, clock, closed_first=True)
+    Later("attack").hear(e)
+    assert e.steps[0].stage == "first" and e.steps[0].verdict.startswith("not read"), e.steps
+    assert "first unread" in e.steps[1].verdict
+    alone = Ear(TextRecognizer(), CARDS)
+    later = Later("attack")
+    heard = alone.decide(Deferred("", 0.0, settle=later))
+    assert isinstance(heard, Transcript) and heard.command == Command("attack") and later.reads == 1
 
 
 def test_the_closed_stage_s_figures_are_read_back_from_its_note() -> None:

@@ -17,7 +17,7 @@ from assistant.engine import Command
 from assistant.games import game_module
 from assistant.hearing import HearingSettings, open_ear
 from assistant.hearing.audio import blocks
-from assistant.hearing.events import NotRecognized, Partial, Transcript
+from assistant.hearing.events import Deferred, NotRecognized, Partial, Transcript
 from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer, common_words, gate, phone_distance
 from assistant.hearing.recognizer import Ear
 from assistant.live.loop import LiveLoop, LiveSettings
@@ -166,6 +166,34 @@ def test_stream_with_two_commands_gives_two_finals_and_partials(maker: ClipMaker
     # the first words of the command come as it is said; nothing before it looks like a whole command
     first = [p for p in partials if p.text.startswith("explore")]
     assert first and not any(p.complete for p in partials[:partials.index(first[0])]), partials
+
+
+def reading(recognizer: PocketSphinxRecognizer, clip: np.ndarray) -> Transcript:
+    """The recognizer's transcript at the end of ``clip``'s first utterance."""
+    for block in blocks(clip, 0.1):
+        event = recognizer.accept(block)
+        if isinstance(event, Transcript):
+            recognizer.reset()
+            return event
+    return recognizer.finish()
+
+
+def test_a_reading_put_off_is_the_same_reading(maker: ClipMaker) -> None:
+    """With ``defer_reading`` (the hybrid's ``spare_first_pass``) the end of an utterance gives a
+    ``Deferred`` transcript at once; settled, it is what the recognizer would have given, doubt
+    and all: a command in noise, and table talk the phone check doubts."""
+    eager, later = (open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, move_intents()) for _ in range(2))
+    assert isinstance(eager.recognizer, PocketSphinxRecognizer) and isinstance(later.recognizer, PocketSphinxRecognizer)
+    later.recognizer.defer_reading = True
+    clips = [add_noise(maker.say("explore one zero two", PIPER), "white", 20.0, seed=3),
+             maker.say(SHALL_WE, PIPER)]
+    for clip in clips:
+        now = reading(eager.recognizer, clip)
+        put_off = reading(later.recognizer, clip)
+        assert isinstance(put_off, Deferred) and not isinstance(now, Deferred)
+        assert put_off.settle() == now, (put_off, now)
+    # through the Ear, with no second opinion, it is read at once
+    assert heard(later, clips[0]) == heard(eager, clips[0]) == Command("explore", {"d1": "1", "d2": "0", "d3": "2"})
 
 
 def test_grammar_limits_what_can_be_heard(maker: ClipMaker) -> None:

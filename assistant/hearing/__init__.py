@@ -100,6 +100,7 @@ class HearingSettings:
     closed_first: bool = default("hearing.whisper.closed_first")
     closed_strict: bool = default("hearing.whisper.closed_strict")
     closed_reads: bool = default("hearing.whisper.closed_reads")
+    spare_first_pass: bool = default("hearing.whisper.spare_first_pass")
     closed_span: float = default("hearing.whisper.closed_span")
 
     @property
@@ -330,6 +331,8 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
                 raise
             if warn is not None:
                 warn(f"{error} Listening without Whisper's second opinion.")
+    if opinion is not None and settings.spare_first_pass and isinstance(recognizer, BaseRecognizer):
+        recognizer.defer_reading = True  # Whisper's grammar search often decides without it
     spec = RECOGNIZERS[recognizer.name]
     ear = Ear(recognizer, sentences, intents, snap_edits=settings.snap_edits,
               min_confidence=spec.min_confidence(settings), spotter=spotter, second=opinion)

@@ -16,6 +16,7 @@ each its own type, so the loop acts on the type and never reads a reason string:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,21 @@ class Transcript:
                 "heard": self.heard,
                 "command": self.command.to_json() if self.command else None, "snapped": self.snapped,
                 "doubt": self.doubt}
+
+
+def _nothing_to_read() -> Transcript:
+    return Transcript("", 0.0)
+
+
+@dataclass(frozen=True)
+class Deferred(Transcript):
+    """A recognizer's transcript whose reading is not finished: ``text`` holds what its live
+    pass heard, ``settle()`` gives the reading itself, and does the work that costs (PocketSphinx
+    decodes the whole utterance again in one piece and checks its phones) only when called. The
+    Ear settles it before judging it, or, in the hybrid, when a stage needs the first pass's
+    command: the grammar search often decides without it. Never crosses a process boundary."""
+
+    settle: Callable[[], Transcript] = field(default=_nothing_to_read, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,10 @@ The closed stage also looks first (``closed_first``): its search runs right afte
 pass, on the utterance's own short encoding, and a best sentence it would take (``verdict``) is
 taken at once, one it would ask about is asked about at once; the stages above, whose free text
 costs Whisper's 30 s window, run only when its rule takes nothing. The search is made once an
-utterance: the last word reads the first look's.
+utterance: the last word reads the first look's. The first pass's own work at the end of speech
+(PocketSphinx's decode in one piece and its phone check) is done only when something needs its
+command (``Case.first``): a best sentence the rule hears whatever the first pass took needs none
+(``spare_first_pass``).
 
 Every stage has a stable short name and one switch setting (``Stage.switch``): off, it is
 skipped (``veto`` off lets the first pass's command stand). ``HearingSettings.without(*names)``
@@ -47,8 +50,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
@@ -182,7 +185,8 @@ class Case:
     transcriber: Transcriber
     spotter: Spotter
     settings: HearingSettings
-    first: Final
+    #: the first pass's judgement, or how to come by it (``first`` reads it when first needed)
+    first_pass: Final | Callable[[], Final]
     audio: bytes
     #: how far below Whisper's own transcript a weighed command may be (None: score_within's)
     within: float | None = None
@@ -197,6 +201,24 @@ class Case:
     notes: dict[str, str] = field(default_factory=dict)
     #: what the grammar search found for this utterance (``Closed.look``), searched once
     look: Look | None = None
+    #: the CPU seconds reading the first pass's judgement cost (0 until it is read), on ``clock``
+    first_seconds: float = 0.0
+    clock: Callable[[], float] = time.process_time
+
+    @property
+    def first(self) -> Final:
+        """The first pass's judgement, read now if it has not been (its work at the end of
+        speech is done then, and its cost kept in ``first_seconds``)."""
+        if callable(self.first_pass):
+            start = self.clock()
+            self.first_pass = self.first_pass()
+            self.first_seconds = self.clock() - start
+        return self.first_pass
+
+    @property
+    def first_read(self) -> bool:
+        """Whether the first pass's judgement has been read."""
+        return not callable(self.first_pass)
 
     @property
     def first_taken(self) -> Transcript | None:
@@ -255,12 +277,21 @@ class Stage:
         return None
 
 
+#: ``HeldTo.first`` when the first pass's judgement was not read (the rule heard without it)
+UNREAD = "unread"
+
+
+def relation(first: Command | None, command: Command) -> str:
+    """``HeldTo.first``: whether the first pass took ``command`` ("same"), another or none."""
+    return "none" if first is None else "same" if first == command else "other"
+
+
 @dataclass(frozen=True)
 class HeldTo:
     """What the grammar search found, in Whisper's log probabilities: the likeliest allowed
     sentence (and how many words it has), the likeliest of another command, Whisper's own
     unconstrained reading; and whether the first pass took the same command ("same"), another
-    ("other") or none ("none")."""
+    ("other") or none ("none"), or was not read (``UNREAD``: the rule did not need it)."""
 
     best: float
     other: float
@@ -356,6 +387,10 @@ class Closed(Stage):
                 "also when Whisper's own reading of the utterance says its command (within confirm_distance), "
                 "however much likelier that reading is (closed_fit): \"Explore 100.\" for \"explore one zero "
                 "zero\"."),
+        Setting("hearing.whisper.spare_first_pass", True, "Leave the first pass's work at the end of speech (its "
+                "decode in one piece and its phone check) undone when the grammar search hears its best sentence "
+                "whatever the first pass took: the same answer, sooner. (A study that replays other thresholds "
+                "turns it off: it needs every first pass's command.)"),
         Setting("hearing.whisper.closed_span", 6.0, "How far below the best sentence (natural log) the search "
                 "follows others (never less than closed_margin: no decision turns on one further below; each "
                 "word followed costs a decoder call). A study that replays larger margins needs it larger.",
@@ -411,12 +446,21 @@ class Closed(Stage):
         if found and commands[0] is not None:
             best, command = found[0], commands[0]
             other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
-            first = case.first_command
             reads = case.spotter.distance(reading, command) if case.ear.sentences.words(reading) else math.inf
-            held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words),
-                          "none" if first is None else "same" if first == command else "other", best.stop, reads)
+            first = relation(case.first_command, command) if case.first_read else UNREAD
+            held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words), first, best.stop, reads)
             case.notes[self.name] = f"{best.text!r} [{held.note()}]"
         case.look = Look(found, commands, reading, own, held)
+        return case.look
+
+    def read_first(self, case: Case, look: Look) -> Look:
+        """``look`` with the first pass's part in it (``HeldTo.first``), read now if it was not."""
+        held, command = look.held, look.commands[0] if look.commands else None
+        if held is None or command is None or held.first != UNREAD:
+            return look
+        held = replace(held, first=relation(case.first_command, command))
+        case.notes[self.name] = f"{look.found[0].text!r} [{held.note()}]"
+        case.look = replace(look, held=held)
         return case.look
 
     def first_look(self, case: Case) -> Final | None:
@@ -429,8 +473,14 @@ class Closed(Stage):
         if look is None or look.held is None:
             return None
         verdict = self.verdict(look.held, case.settings)
+        if verdict != "heard" and look.held.first == UNREAD and look.held.stop >= -case.settings.closed_stop:
+            look = self.read_first(case, look)  # the first pass taking the same command would hear it
+        held = look.held
+        if held is None:
+            return None
+        verdict = self.verdict(held, case.settings)
         if verdict == "doubted":
-            return self._doubted(look, look.held)
+            return self._doubted(look, held)
         if verdict != "heard":
             return None
         return Transcript(look.found[0].text, 1.0, look.reading, look.commands[0])
@@ -446,6 +496,7 @@ class Closed(Stage):
         look = self.look(case)
         if look is None:
             return decided if decided is not None else NotRecognized("", "too short for Whisper", 0.0)
+        look = self.read_first(case, look)
         reading, held = look.reading, look.held
         taken = decided.command if isinstance(decided, Transcript) else None
         if held is None:
@@ -743,11 +794,12 @@ class Cascade:
 
     def decide(self, case: Case) -> Final:
         """The decision on ``case`` (a fresh utterance)."""
-        self.steps, self.spent = case.steps, 0.0
+        self.steps, self.spent, case.clock = case.steps, 0.0, self.clock
         if case.settings.closed_first and self.closed.on(case.settings):
             early = self._first_look(case)
             if early is not None:
                 return early
+        case.first  # noqa: B018  (read now, outside any stage's cost: every stage below may need it)
         decided = self.run(case, self.free_text)
         if isinstance(decided, OverBudget):
             return decided
@@ -772,9 +824,9 @@ class Cascade:
         expected = self.expected[stage.name] * seconds
         if self.spent + expected > case.settings.budget_seconds:
             return None  # the free text's stages may still fit; the last word says it is over
-        start = self.clock()
+        start, first_seconds = self.clock(), case.first_seconds
         early = stage.first_look(case)
-        cost = self.clock() - start
+        cost = self.clock() - start - (case.first_seconds - first_seconds)  # the first pass's reading is its own
         self.spent += cost
         self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
         note = f" {case.notes[stage.name]}" if stage.name in case.notes else ""

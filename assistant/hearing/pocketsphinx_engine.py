@@ -23,6 +23,7 @@ to its own phones even when the phone decoder gets a few wrong.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections import deque
@@ -35,7 +36,7 @@ import numpy as np
 import yaml
 
 from assistant.hearing.audio import SpeechEdges, as_int16
-from assistant.hearing.events import Partial, Transcript
+from assistant.hearing.events import Deferred, Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer
 
@@ -297,18 +298,28 @@ class PocketSphinxRecognizer(BaseRecognizer):
         return " ".join(UNKNOWN if w in self._chatter else w for w in hypstr.split())
 
     def _end(self) -> Transcript:
-        """Decode the whole utterance once more in one piece: PocketSphinx then normalizes it
-        as a whole (batch CMN), which holds up far better in noise than the live pass."""
+        """The utterance is over: its reading (``_read``), or, when ``defer_reading`` is set, a
+        ``Deferred`` transcript that reads it only when asked."""
         if self.tuning.partials:
             self.decoder.end_utt()
+        live = self.decoder.hyp() if self.tuning.partials else None
         self._started = False
         self._boundary()
         audio = self._utterance_audio()
+        self._utterance = []
+        if self.defer_reading:
+            return Deferred(self._words(live.hypstr) if live is not None else "", 0.0,
+                            settle=functools.partial(self._read, audio))
+        return self._read(audio)
+
+    def _read(self, audio: bytes) -> Transcript:
+        """Decode the whole utterance once more in one piece: PocketSphinx then normalizes it
+        as a whole (batch CMN), which holds up far better in noise than the live pass; then
+        the phone check."""
         self.decoder.reinit_feat()  # forget the noise estimate of earlier audio: same words, same result
         self.decoder.start_utt()
         self.decoder.process_raw(audio, full_utt=True)
         self.decoder.end_utt()
-        self._utterance = []
         hyp = self.decoder.hyp()
         if hyp is None:
             return Transcript("", 0.0)

@@ -17,15 +17,16 @@ first pass took from table talk.
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from assistant.hearing.audio import Int16, blocks
-from assistant.hearing.events import Final, NotAllowedNow, NotRecognized, Partial, Transcript
+from assistant.hearing.events import Deferred, Final, NotAllowedNow, NotRecognized, Partial, Transcript
 from assistant.hearing.grammar import WordGraph, snap
 from assistant.hearing.pipeline import (
     Cascade,
@@ -94,6 +95,9 @@ class BaseRecognizer:
 
     name = "recognizer"
     free_text = False
+    #: end an utterance with a ``Deferred`` transcript, its costly work put off until it is read
+    #: (the hybrid sets it; a recognizer with such work looks at it: PocketSphinx)
+    defer_reading = False
 
     def doubt(self, partial: str) -> str:
         return ""
@@ -253,19 +257,32 @@ class Ear:
     def decide(self, transcript: Transcript) -> Final:
         """The first pass's judgement, and the second opinion's where there is one: Whisper's
         stages decide when the first pass took nothing, and may veto what it took. ``steps``
-        keeps what each stage decided and cost."""
-        start = time.process_time()
-        first = self.judge(transcript)
-        self.steps = [Step("first", "took" if isinstance(first, Transcript) and first.command else "nothing",
-                           time.process_time() - start, first.command if isinstance(first, Transcript) else None)]
-        if self.second is None:
-            return first
-        audio = b"".join(self._audio)
-        if len(audio) < 16_000 * 2 // 5:  # under 0.2 s: nothing to say about
-            return first
+        keeps what each stage decided and cost. A ``Deferred`` transcript is read only when
+        the judgement is needed (the first step says "not read" when it never was)."""
+        audio = b"".join(self._audio) if self.second is not None else b""
         second = self.second
+        if second is None or len(audio) < 16_000 * 2 // 5:  # under 0.2 s: nothing for Whisper to say
+            return self._first(transcript)
+        if not isinstance(transcript, Deferred):
+            first: Final | Callable[[], Final] = self._first(transcript)
+        else:
+            self.steps = [Step("first", "not read: the grammar search decided without it")]
+            first = functools.partial(self._first, transcript, later=True)
         return second.cascade.decide(Case(self, second.transcriber, second.spotter, second.settings, first, audio,
                                           steps=self.steps))
+
+    def _first(self, transcript: Transcript, later: bool = False) -> Final:
+        """The first pass's judgement of ``transcript`` (settled first if ``Deferred``), with what
+        it cost: the first of the ``steps`` (``later``: in place of the "not read" step)."""
+        start = time.process_time()
+        first = self.judge(transcript.settle() if isinstance(transcript, Deferred) else transcript)
+        step = Step("first", "took" if isinstance(first, Transcript) and first.command else "nothing",
+                    time.process_time() - start, first.command if isinstance(first, Transcript) else None)
+        if later:
+            self.steps[0] = step
+        else:
+            self.steps = [step]
+        return first
 
     def prompt(self) -> str:
         """Whisper's prompt: the examples of what may be said now."""
