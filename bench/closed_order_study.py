@@ -12,7 +12,9 @@ stage's figures and the free text's decision). For each clip this study replays:
   the search (the row's closed step); else the row's decision and cost stand;
 - **strict**: a command the free text took and the check confirmed is asked about (when its
   intent is not harmless) unless ``pipeline.Closed.clear`` holds;
-- **both** (as shipped), also **without reads** (``closed_reads`` off: a clear best sentence is
+- **both** (as shipped: with the early no, ``closed_reject_fit``: a best sentence far below
+  Whisper's own reading takes nothing at once, without the free text), also **without the early
+  no**, **without reads** (``closed_reads`` off: a clear best sentence is
   not heard for Whisper's own reading saying its command), and **its questions to the free
   text** (as shipped before 2026-12-04's evening: the first look took only what it would hear,
   and left what it would ask about to the free text; reads off). The rows must be kept with
@@ -48,8 +50,8 @@ from assistant.hearing.pipeline import Closed, HeldTo  # noqa: E402
 from bench.results import Results  # noqa: E402
 
 DESIGNS = ("the check alone", "first look", "strict", "first look + strict (shipped)",
-           "first look + strict, without reads", "first look + strict, its questions to the free text",
-           "first look alone, no free text")
+           "first look + strict, without the early no", "first look + strict, without reads",
+           "first look + strict, its questions to the free text", "first look alone, no free text")
 
 
 @dataclass(frozen=True)
@@ -135,8 +137,13 @@ def replay(clip: Clip, design: str, settings: HearingSettings, harmless: set[str
     """What ``design`` decides for the clip, and what it costs."""
     alone = design.endswith("no free text")
     asks = "questions to the free text" not in design  # the first look asks at once
-    settings = replace(settings, closed_reads="without reads" not in design and asks)
+    # the early no (``closed_reject_fit``) only in the shipped design and the first look alone
+    early_no = "shipped" in design or alone
+    settings = replace(settings, closed_reads="without reads" not in design and asks,
+                       closed_reject_fit=settings.closed_reject_fit if early_no else 0.0)
     verdict = Closed.verdict(clip.held, settings) if clip.held is not None and clip.best else ""
+    if design.startswith("first look") and verdict == "no":
+        return outcome("nothing", clip.expected, False), clip.look_cpu
     if design.startswith("first look") and (verdict == "heard" or (asks and verdict == "doubted")):
         got = clip.expected if clip.expected in clip.best else sorted(clip.best)[0]
         return outcome(got, clip.expected, verdict == "doubted" and questioned(got, harmless)), clip.look_cpu

@@ -17,7 +17,7 @@ from assistant.games import game_module
 from assistant.hearing import STAGE_NAMES, HearingSettings, open_ear
 from assistant.hearing.closed import Sentence
 from assistant.hearing.events import Deferred, Doubted, NotAllowedNow, NotRecognized, OverBudget, Transcript
-from assistant.hearing.pipeline import Cascade, HeldTo
+from assistant.hearing.pipeline import Cascade, Closed, HeldTo
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
@@ -470,6 +470,35 @@ def test_a_first_pass_not_read_says_so_and_without_a_second_opinion_it_is_read_a
     later = Later("attack")
     heard = alone.decide(Deferred("", 0.0, settle=later))
     assert isinstance(heard, Transcript) and heard.command == Command("attack") and later.reads == 1
+
+
+def test_talk_far_below_whisper_s_own_reading_takes_nothing_without_the_free_text() -> None:
+    # "I think we should order pizza" is far likelier to Whisper as itself than as any command:
+    # nothing is taken at once, and the free text (its 30 s window) is never written
+    clock = Clock()
+    found = [("attack", -30.0), ("roll the dice", -31.0)]  # fit (-30 + 3) / 2 = -13.5 per token
+    held = Held(clock, ["Attack."], found, ("I think we should order pizza.", -3.0))
+    e = closed_ear(held, clock, closed_first=True)
+    heard = hear(e, "")
+    assert isinstance(heard, NotRecognized) and "far below" in heard.reason, heard
+    assert [s.stage for s in e.steps] == ["first", "closed"] and "hypotheses" not in held.calls, e.steps
+    assert e.steps[-1].verdict.startswith("first look: nothing taken"), e.steps
+    # switched off, the free text has its say (here it spots the command)
+    clock = Clock()
+    held = Held(clock, ["Attack."], found, ("I think we should order pizza.", -3.0))
+    e = closed_ear(held, clock, closed_first=True, closed_reject_fit=0.0)
+    assert isinstance(hear(e, ""), Transcript) and "hypotheses" in held.calls, e.steps
+
+
+def test_the_first_pass_taking_the_same_command_outweighs_a_far_reading() -> None:
+    clock = Clock()
+    held = Held(clock, ["Hmm."], [("attack", -30.0), ("roll the dice", -31.0)], ("Hit that thing now.", -3.0))
+    heard = hear(closed_ear(held, clock, closed_first=True), "attack")
+    assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
+    assert Closed.verdict(HeldTo(-30.0, -31.0, -3.0, 1, "same"), HearingSettings()) == "heard"
+    assert Closed.verdict(HeldTo(-30.0, -31.0, -3.0, 1, "other"), HearingSettings()) == "no"
+    assert Closed.verdict(HeldTo(-30.0, -31.0, -3.0, 1, "other", stop=-5.0), HearingSettings()) == "no"
+    assert Closed.verdict(HeldTo(-8.0, -31.0, -3.0, 1, "other", stop=-5.0), HearingSettings()) == ""
 
 
 def test_the_closed_stage_s_figures_are_read_back_from_its_note() -> None:

@@ -96,6 +96,7 @@ class HearingSettings:
     closed_fit: float = default("hearing.whisper.closed_fit")
     closed_ask_fit: float = default("hearing.whisper.closed_ask_fit")
     closed_stop: float = default("hearing.whisper.closed_stop")
+    closed_reject_fit: float = default("hearing.whisper.closed_reject_fit")
     closed_window: bool = default("hearing.whisper.closed_window")
     closed_first: bool = default("hearing.whisper.closed_first")
     closed_strict: bool = default("hearing.whisper.closed_strict")

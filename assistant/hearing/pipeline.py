@@ -134,6 +134,7 @@ class HearingSettings(Protocol):
     closed_fit: float
     closed_ask_fit: float
     closed_stop: float
+    closed_reject_fit: float
     closed_window: bool
     closed_first: bool
     closed_strict: bool
@@ -372,6 +373,10 @@ class Closed(Stage):
                 "Whisper's own reading to be heard.", minimum=0.0, maximum=20.0),
         Setting("hearing.whisper.closed_ask_fit", 2.0, "...and to be taken with doubt (asked about).",
                 minimum=0.0, maximum=20.0),
+        Setting("hearing.whisper.closed_reject_fit", 6.0, "Take nothing at once, without Whisper's free text, "
+                "when the best sentence is more than this much less likely (natural log, per token) than Whisper's "
+                "own reading, and the first pass did not take its command: talk that is no command (0: off).",
+                minimum=0.0, maximum=50.0),
         Setting("hearing.whisper.closed_stop", 2.0, "How much less likely than its likeliest next token Whisper "
                 "may find the end after the sentence (talk that starts with a command goes on).",
                 minimum=0.0, maximum=50.0),
@@ -400,11 +405,15 @@ class Closed(Stage):
     @staticmethod
     def verdict(held: HeldTo, settings: HearingSettings) -> str:
         """The decision rule on the figures alone (studies replay it from kept verdicts):
-        "heard", "doubted" or "" (nothing taken)."""
+        "heard", "doubted", "" (nothing taken) or "no" (nothing, and so far from Whisper's own
+        reading that the free text need not be asked: ``closed_reject_fit``)."""
+        far = 0 < settings.closed_reject_fit < -held.fit
         if held.stop < -settings.closed_stop:
-            return ""  # Whisper would go on writing: a command said at the start of longer talk
+            return "no" if far else ""  # Whisper would go on writing: a command said at the start of longer talk
         if held.first == "same":
             return "heard"  # two recognizers agree
+        if far:
+            return "no"
         if held.margin < settings.closed_margin:
             return ""
         if held.fit >= -settings.closed_fit or (settings.closed_reads and held.reads <= settings.confirm_distance):
@@ -481,6 +490,9 @@ class Closed(Stage):
         verdict = self.verdict(held, case.settings)
         if verdict == "doubted":
             return self._doubted(look, held)
+        if verdict == "no":
+            return self._nothing(case, look.reading, f"Whisper held to the grammar: {look.found[0].text!r} far below "
+                                                     f"its own reading (fit {held.fit:.2f})")
         if verdict != "heard":
             return None
         return Transcript(look.found[0].text, 1.0, look.reading, look.commands[0])
@@ -831,7 +843,7 @@ class Cascade:
         self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
         note = f" {case.notes[stage.name]}" if stage.name in case.notes else ""
         command = _command(early)
-        verdict = ("first look: not clear" if command is None else
+        verdict = ("first look: not clear" if early is None else "first look: nothing taken" if command is None else
                    f"asked {command.to_json()}" if isinstance(early, Doubted) else f"took {command.to_json()}")
         case.steps.append(Step(stage.name, verdict + note, cost, command))
         return early
