@@ -406,8 +406,9 @@ class Closed(Stage):
     def verdict(held: HeldTo, settings: HearingSettings) -> str:
         """The decision rule on the figures alone (studies replay it from kept verdicts):
         "heard", "doubted", "" (nothing taken) or "no" (nothing, and so far from Whisper's own
-        reading that the free text need not be asked: ``closed_reject_fit``)."""
-        far = 0 < settings.closed_reject_fit < -held.fit
+        reading that the free text need not be asked: ``closed_reject_fit``; only when the first
+        pass was read and did not take the best sentence's command)."""
+        far = 0 < settings.closed_reject_fit < -held.fit and held.first in ("none", "other")
         if held.stop < -settings.closed_stop:
             return "no" if far else ""  # Whisper would go on writing: a command said at the start of longer talk
         if held.first == "same":
@@ -482,8 +483,8 @@ class Closed(Stage):
         if look is None or look.held is None:
             return None
         verdict = self.verdict(look.held, case.settings)
-        if verdict != "heard" and look.held.first == UNREAD and look.held.stop >= -case.settings.closed_stop:
-            look = self.read_first(case, look)  # the first pass taking the same command would hear it
+        if verdict != "heard" and look.held.first == UNREAD:
+            look = self.read_first(case, look)  # the first pass taking the same command (or another) tells
         held = look.held
         if held is None:
             return None
