@@ -186,5 +186,6 @@ def test_the_minimal_automaton_has_the_graph_s_sentences_as_likely_each_word_onc
             _chance(graph.start, graph.final, nfa, words), rel=1e-6), words
     assert _chance(start, final, transitions, ["not", "a", "sentence"]) == 0.0
     assert len(transitions) <= len(nfa)
+    assert WordGraph(game_module(game).sentences(), []).minimal() == (0, 1, [])  # no intents, no sentence
     if game == "msx-cards":
         assert len(transitions) * 5 < len(nfa), (len(transitions), len(nfa))

@@ -228,6 +228,8 @@ class WordGraph:
             return kind[state]
 
         start = kind_of(0)
+        if start < 0:
+            return 0, 1, []  # no sentence at all
         final = len(merged)
         transitions: list[tuple[int, int, float, str | None]] = []
         for (ends, out), state in merged.items():
