@@ -1,8 +1,7 @@
 """PocketSphinx: the recognizer that needs no download (its English model is in the wheel).
 
-The grammar is the game's word graph as a finite-state grammar (its smallest deterministic
-automaton, ``WordGraph.minimal``: a word shared by many sentences is searched once), plus one
-more way through: a loop of common English words ("the", "you", "what", ...) and of table talk
+The grammar is the game's word graph as a finite-state grammar, plus one more way
+through: a loop of common English words ("the", "you", "what", ...) and of table talk
 ("five", "dice", "turn") that are not command words. Chatter then decodes to those words,
 which the Ear rejects, instead of being forced onto the nearest command. The loop's entry
 and repeat probabilities set how readily speech counts as chatter (``filler_entry``,
@@ -209,21 +208,20 @@ class PocketSphinxRecognizer(BaseRecognizer):
         vocabulary = graph.vocabulary()
         missing = self.unknown_words(vocabulary)
         self.missing_words |= missing
-        start, final, minimal = graph.minimal()  # the same sentences, each shared word searched once
         transitions: list[tuple[int, int, float, str] | tuple[int, int, float]] = []
-        for src, dst, prob, word in minimal:
+        for src, dst, prob, word in graph.transitions():
             if word is None:
                 transitions.append((src, dst, prob))
             elif word not in missing:
                 transitions.append((src, dst, prob, word))
         chatter = sorted(self._chatter_words(vocabulary))
         if chatter:
-            loop = final + 1
+            loop = graph.size
             for word in chatter:
-                transitions.append((start, loop, self.tuning.filler_entry / len(chatter), word))
+                transitions.append((graph.start, loop, self.tuning.filler_entry / len(chatter), word))
                 transitions.append((loop, loop, self.tuning.filler_loop / len(chatter), word))
-            transitions.append((loop, final, 1.0))
-        fsg = self.decoder.create_fsg(name, start, final, transitions)
+            transitions.append((loop, graph.final, 1.0))
+        fsg = self.decoder.create_fsg(name, graph.start, graph.final, transitions)
         self.decoder.add_fsg(name, fsg)
         return set(chatter)
 
