@@ -302,12 +302,12 @@ class PocketSphinxRecognizer(BaseRecognizer):
         ``Deferred`` transcript that reads it only when asked."""
         if self.tuning.partials:
             self.decoder.end_utt()
-        live = self.decoder.hyp() if self.tuning.partials else None
         self._started = False
         self._boundary()
         audio = self._utterance_audio()
         self._utterance = []
         if self.defer_reading:
+            live = self.decoder.hyp() if self.tuning.partials else None  # the live pass's words
             return Deferred(self._words(live.hypstr) if live is not None else "", 0.0,
                             settle=functools.partial(self._read, audio))
         return self._read(audio)

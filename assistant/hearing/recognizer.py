@@ -259,29 +259,23 @@ class Ear:
         stages decide when the first pass took nothing, and may veto what it took. ``steps``
         keeps what each stage decided and cost. A ``Deferred`` transcript is read only when
         the judgement is needed (the first step says "not read" when it never was)."""
+        self.steps = [Step("first", "not read: the grammar search decided without it")]
         audio = b"".join(self._audio) if self.second is not None else b""
         second = self.second
         if second is None or len(audio) < 16_000 * 2 // 5:  # under 0.2 s: nothing for Whisper to say
             return self._first(transcript)
-        if not isinstance(transcript, Deferred):
-            first: Final | Callable[[], Final] = self._first(transcript)
-        else:
-            self.steps = [Step("first", "not read: the grammar search decided without it")]
-            first = functools.partial(self._first, transcript, later=True)
+        first: Final | Callable[[], Final] = (functools.partial(self._first, transcript)
+                                              if isinstance(transcript, Deferred) else self._first(transcript))
         return second.cascade.decide(Case(self, second.transcriber, second.spotter, second.settings, first, audio,
                                           steps=self.steps))
 
-    def _first(self, transcript: Transcript, later: bool = False) -> Final:
+    def _first(self, transcript: Transcript) -> Final:
         """The first pass's judgement of ``transcript`` (settled first if ``Deferred``), with what
-        it cost: the first of the ``steps`` (``later``: in place of the "not read" step)."""
+        it cost, as the first of the ``steps``."""
         start = time.process_time()
         first = self.judge(transcript.settle() if isinstance(transcript, Deferred) else transcript)
-        step = Step("first", "took" if isinstance(first, Transcript) and first.command else "nothing",
-                    time.process_time() - start, first.command if isinstance(first, Transcript) else None)
-        if later:
-            self.steps[0] = step
-        else:
-            self.steps = [step]
+        self.steps[0] = Step("first", "took" if isinstance(first, Transcript) and first.command else "nothing",
+                             time.process_time() - start, first.command if isinstance(first, Transcript) else None)
         return first
 
     def prompt(self) -> str:
