@@ -135,3 +135,57 @@ def test_snap_reports_the_candidates_when_ambiguous() -> None:
     meant = {OMEGA.match(candidate) for candidate in result.candidates}  # "oh" and "zero" are both 0
     assert Command("explore", {"d1": "1", "d2": "0", "d3": "0"}) in meant
     assert Command("explore", {"d1": "1", "d2": "0", "d3": "2"}) in meant
+
+
+def _walks(start: int, final: int, transitions: list[tuple[int, int, float, str | None]], count: int,
+           rng: random.Random) -> list[list[str]]:
+    """``count`` random sentences of an automaton given as (start, final, transitions)."""
+    ways: dict[int, list[tuple[int, str | None]]] = {}
+    for src, dst, _, word in transitions:
+        ways.setdefault(src, []).append((dst, word))
+    found: list[list[str]] = []
+    while len(found) < count:
+        state, words = start, []
+        while state != final and state in ways:  # a dead end (a written digit's) starts again
+            state, word = rng.choice(ways[state])
+            if word is not None:
+                words.append(word)
+        if state == final:
+            found.append(words)
+    return found
+
+
+def _chance(start: int, final: int, transitions: list[tuple[int, int, float, str | None]], words: list[str]) -> float:
+    """How likely an automaton makes ``words``: summed over its ways through (0: not a sentence)."""
+    here = {start: 1.0}
+    for word in [*words, None]:
+        there: dict[int, float] = {}
+        for src, dst, chance, label in transitions:
+            if label == word and src in here:
+                there[dst] = there.get(dst, 0.0) + here[src] * chance
+        here = there
+    return here.get(final, 0.0)
+
+
+@pytest.mark.parametrize("game", available())
+def test_the_minimal_automaton_has_the_graph_s_sentences_as_likely_each_word_once_from_a_state(game: str) -> None:
+    """PocketSphinx searches ``WordGraph.minimal``: the same sentences, each as likely as the
+    graph's ``transitions`` make it (sampled both ways, seeded), deterministic (a word leaves a
+    state once), with no dead ends, and far smaller where slots repeat words (the card game's
+    stat lines)."""
+    graph = WordGraph(game_module(game).sentences())
+    start, final, transitions = graph.minimal()
+    ways = [(src, word) for src, _, _, word in transitions]
+    assert len(ways) == len(set(ways))
+    assert {dst for _, dst, _, _ in transitions} - {final} <= {src for src, _ in ways}  # no dead ends
+    nfa = list(graph.transitions())
+    rng = random.Random(7)
+    for words in _walks(start, final, transitions, 150, rng) + _walks(graph.start, graph.final, nfa, 150, rng):
+        assert graph.accepts(words), words
+        assert _chance(start, final, transitions, words) == pytest.approx(
+            _chance(graph.start, graph.final, nfa, words), rel=1e-6), words
+    assert _chance(start, final, transitions, ["not", "a", "sentence"]) == 0.0
+    assert len(transitions) <= len(nfa)
+    assert WordGraph(game_module(game).sentences(), []).minimal() == (0, 1, [])  # no intents, no sentence
+    if game == "msx-cards":
+        assert len(transitions) * 5 < len(nfa), (len(transitions), len(nfa))

@@ -196,6 +196,33 @@ def test_a_reading_put_off_is_the_same_reading(maker: ClipMaker) -> None:
     assert heard(later, clips[0]) == heard(eager, clips[0]) == Command("explore", {"d1": "1", "d2": "0", "d3": "2"})
 
 
+def test_the_end_of_speech_reads_with_the_moment_s_grammar_as_its_smallest_automaton(maker: ClipMaker) -> None:
+    """The one-piece decode at the end of speech searches ``WordGraph.minimal`` of the moment's
+    grammar (``minimal_read``), the live pass the graph itself, which is active again after.
+    A reading put off keeps the grammar of its moment though the next moment's is set before it
+    is read; and the smallest automaton hears what the graph hears: a command in noise and
+    table talk the phone check doubts."""
+    graph_read, minimal = (PocketSphinxRecognizer() for _ in range(2))
+    graph_read.tuning.minimal_read = False
+    moves = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, move_intents()).graph
+    for recognizer in (graph_read, minimal):
+        recognizer.set_grammar(moves)
+    assert minimal.decoder.current_search() == graph_read.decoder.current_search() == "g0"
+    clips = [add_noise(maker.say("explore one zero two", PIPER), "white", 20.0, seed=3),
+             maker.say("attack the red commando", ESPEAK_US), maker.say(SHALL_WE, PIPER)]
+    for clip in clips:
+        want = reading(graph_read, clip)
+        assert reading(minimal, clip) == want
+        assert minimal.decoder.current_search() == "g0"  # the live pass's search, active again
+    minimal.defer_reading = True
+    put_off = reading(minimal, clips[0])
+    assert isinstance(put_off, Deferred)
+    minimal.set_grammar(open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, ["skill", "repeat"]).graph)
+    settled = put_off.settle()
+    assert OMEGA.match(settled.text) == Command("explore", {"d1": "1", "d2": "0", "d3": "2"}), settled
+    assert minimal.decoder.current_search() == "g1"
+
+
 def test_grammar_limits_what_can_be_heard(maker: ClipMaker) -> None:
     ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, ["skill", "repeat"])
     got = ear.hear(maker.say("explore one zero zero", PIPER))

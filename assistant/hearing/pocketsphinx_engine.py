@@ -134,6 +134,7 @@ class PocketSphinxTuning:
     seed: int = 0                   # of the noise floor: the same utterance is heard the same
     phone_check: float = 1.2        # a command that sounds this unlike itself is doubted
     early_phone_check: float = 0.8  # the same, before answering early
+    minimal_read: bool = True       # the end of speech decodes on the smallest deterministic automaton
 
 
 class PocketSphinxRecognizer(BaseRecognizer):
@@ -155,6 +156,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
         self._common = common_words()
         self._table = table_words()
         self._searches: dict[frozenset[str], tuple[str, set[str]]] = {}
+        self._read_search = ""  # the search the end of speech decodes with (``_read``)
         self._chatter: set[str] = set()
         self.missing_words: set[str] = set()
         self._started = False
@@ -177,8 +179,12 @@ class PocketSphinxRecognizer(BaseRecognizer):
     def set_grammar(self, graph: WordGraph) -> None:
         if graph.intents not in self._searches:
             name = f"g{len(self._searches)}"
-            self._searches[graph.intents] = (name, self._add_search(name, graph))
+            chatter = self._add_search(name, graph, graph.start, graph.final, list(graph.transitions()))
+            if self.tuning.minimal_read:
+                self._add_search(f"{name}m", graph, *graph.minimal())
+            self._searches[graph.intents] = (name, chatter)
         name, self._chatter = self._searches[graph.intents]
+        self._read_search = f"{name}m" if self.tuning.minimal_read else name
         self.decoder.activate_search(name)
 
     def _pronunciations(self, word: str) -> set[str]:
@@ -204,24 +210,27 @@ class PocketSphinxRecognizer(BaseRecognizer):
             chosen += [w for w in self._table if free(w) and w not in chosen]
         return set(chosen)
 
-    def _add_search(self, name: str, graph: WordGraph) -> set[str]:
+    def _add_search(self, name: str, graph: WordGraph, start: int, final: int,
+                    ways: list[tuple[int, int, float, str | None]]) -> set[str]:
+        """A finite-state search ``name``: the automaton ``ways`` (the graph's own transitions,
+        or its smallest deterministic form) plus the chatter loop from ``start`` to ``final``."""
         vocabulary = graph.vocabulary()
         missing = self.unknown_words(vocabulary)
         self.missing_words |= missing
         transitions: list[tuple[int, int, float, str] | tuple[int, int, float]] = []
-        for src, dst, prob, word in graph.transitions():
+        for src, dst, prob, word in ways:
             if word is None:
                 transitions.append((src, dst, prob))
             elif word not in missing:
                 transitions.append((src, dst, prob, word))
         chatter = sorted(self._chatter_words(vocabulary))
         if chatter:
-            loop = graph.size
+            loop = 1 + max([start, final, *(max(src, dst) for src, dst, *_ in ways)])
             for word in chatter:
-                transitions.append((graph.start, loop, self.tuning.filler_entry / len(chatter), word))
+                transitions.append((start, loop, self.tuning.filler_entry / len(chatter), word))
                 transitions.append((loop, loop, self.tuning.filler_loop / len(chatter), word))
-            transitions.append((loop, graph.final, 1.0))
-        fsg = self.decoder.create_fsg(name, graph.start, graph.final, transitions)
+            transitions.append((loop, final, 1.0))
+        fsg = self.decoder.create_fsg(name, start, final, transitions)
         self.decoder.add_fsg(name, fsg)
         return set(chatter)
 
@@ -309,24 +318,33 @@ class PocketSphinxRecognizer(BaseRecognizer):
         if self.defer_reading:
             live = self.decoder.hyp() if self.tuning.partials else None  # the live pass's words
             return Deferred(self._words(live.hypstr) if live is not None else "", 0.0,
-                            settle=functools.partial(self._read, audio))
-        return self._read(audio)
+                            settle=functools.partial(self._read, audio, self._read_search, self._chatter))
+        return self._read(audio, self._read_search, self._chatter)
 
-    def _read(self, audio: bytes) -> Transcript:
+    def _read(self, audio: bytes, search: str, chatter: set[str]) -> Transcript:
         """Decode the whole utterance once more in one piece: PocketSphinx then normalizes it
         as a whole (batch CMN), which holds up far better in noise than the live pass; then
-        the phone check."""
-        self.decoder.reinit_feat()  # forget the noise estimate of earlier audio: same words, same result
-        self.decoder.start_utt()
-        self.decoder.process_raw(audio, full_utt=True)
-        self.decoder.end_utt()
-        hyp = self.decoder.hyp()
+        the phone check. ``search`` is the moment's grammar as it was when the utterance
+        ended: with ``minimal_read``, its smallest deterministic automaton (the same
+        sentences, each as likely; a word shared by many sentences searched once), which the
+        live pass does not use because its pushed chances change the partial words."""
+        live = self.decoder.current_search()
+        self.decoder.activate_search(search)
+        try:
+            self.decoder.reinit_feat()  # forget the noise estimate of earlier audio: same words, same result
+            self.decoder.start_utt()
+            self.decoder.process_raw(audio, full_utt=True)
+            self.decoder.end_utt()
+            hyp = self.decoder.hyp()
+            said = self._said_phones() if hyp is not None else []
+        finally:
+            self.decoder.activate_search(live)
         if hyp is None:
             return Transcript("", 0.0)
-        text = self._words(hyp.hypstr)
+        text = " ".join(UNKNOWN if w in chatter else w for w in hyp.hypstr.split())
         doubt = ""
         if text and UNKNOWN not in text.split():
-            doubt = self._doubt(audio, text, self._said_phones(), self.tuning.phone_check)
+            doubt = self._doubt(audio, text, said, self.tuning.phone_check)
         return Transcript(text, float(hyp.prob), doubt=doubt)
 
     def _utterance_audio(self) -> bytes:
