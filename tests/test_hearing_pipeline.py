@@ -501,6 +501,26 @@ def test_the_first_pass_taking_the_same_command_outweighs_a_far_reading() -> Non
     assert Closed.verdict(HeldTo(-8.0, -31.0, -3.0, 1, "other", stop=-5.0), HearingSettings()) == ""
 
 
+def test_two_recognizers_agreeing_on_a_near_coin_toss_is_not_heard_at_once() -> None:
+    """The first pass taking the best sentence's command is enough only when that sentence is
+    ``closed_agree_margin`` likelier than another command's: "it's carl" 0.13 above "it's carol"
+    (a tuning clip, said "It's Carol.") is no agreement; the free text has its say."""
+    def heard_with(**settings: float) -> tuple[Transcript | NotRecognized, Ear]:
+        clock = Clock()
+        held = Held(clock, ["Roll the dice."], [("attack", -7.10), ("roll the dice", -7.23)], ("Roll the dice.", -1.7))
+        e = closed_ear(held, clock, closed_first=True, **settings)
+        return hear(e, "attack"), e
+    thin, e = heard_with()
+    assert not (isinstance(thin, Transcript) and not isinstance(thin, Doubted) and thin.command == Command("attack"))
+    assert "spot" in [s.stage for s in e.steps], e.steps
+    agreed, e = heard_with(closed_agree_margin=0.0)
+    assert isinstance(agreed, Transcript) and not isinstance(agreed, Doubted) and agreed.command == Command("attack")
+    assert [s.stage for s in e.steps] == ["first", "closed"], e.steps
+    assert Closed.verdict(HeldTo(-7.10, -7.23, -1.7, 1, "same"), HearingSettings()) == ""
+    assert Closed.verdict(HeldTo(-7.10, -7.56, -1.7, 1, "same"), HearingSettings()) == "heard"
+    assert not Closed.clear(HeldTo(-7.10, -7.23, -1.7, 1, "same"), HearingSettings())
+
+
 def test_the_closed_stage_s_figures_are_read_back_from_its_note() -> None:
     held = HeldTo(-6.0, -12.0, -1.0, 1, "other", -0.5, 0.25)
     assert HeldTo.from_note(f"took {{\"intent\": [1]}} 'attack' [{held.note()}]") == held

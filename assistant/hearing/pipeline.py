@@ -131,6 +131,7 @@ class HearingSettings(Protocol):
     closed: bool
     closed_beam: int
     closed_margin: float
+    closed_agree_margin: float
     closed_fit: float
     closed_ask_fit: float
     closed_stop: float
@@ -369,6 +370,9 @@ class Closed(Stage):
                 "than any sentence of another command (when the stages above took nothing), unless the first "
                 "pass took the same.",
                 minimum=0.0, maximum=50.0),
+        Setting("hearing.whisper.closed_agree_margin", 0.3, "...and how much likelier it must be when the first "
+                "pass took the same: two recognizers agreeing on a near coin-toss (\"it's carl\" or \"it's "
+                "carol\") is not heard at once.", minimum=0.0, maximum=50.0),
         Setting("hearing.whisper.closed_fit", 0.9, "How much less likely (natural log, per token) it may be than "
                 "Whisper's own reading to be heard.", minimum=0.0, maximum=20.0),
         Setting("hearing.whisper.closed_ask_fit", 2.0, "...and to be taken with doubt (asked about).",
@@ -411,7 +415,7 @@ class Closed(Stage):
         far = 0 < settings.closed_reject_fit < -held.fit and held.first in ("none", "other")
         if held.stop < -settings.closed_stop:
             return "no" if far else ""  # Whisper would go on writing: a command said at the start of longer talk
-        if held.first == "same":
+        if Closed.agree(held, settings):
             return "heard"  # two recognizers agree
         if far:
             return "no"
@@ -429,11 +433,17 @@ class Closed(Stage):
         return max(settings.closed_span, settings.closed_margin)
 
     @staticmethod
+    def agree(held: HeldTo, settings: HearingSettings) -> bool:
+        """Whether the first pass took the best sentence's command and that sentence is not a
+        near coin-toss with another command's (``closed_agree_margin``)."""
+        return held.first == "same" and held.margin >= settings.closed_agree_margin
+
+    @staticmethod
     def clear(held: HeldTo, settings: HearingSettings) -> bool:
         """Whether a command the free text took is clear enough to act on (``closed_strict``;
-        its best sentence already that command's): the first pass took it too, or its sentence is
-        ``closed_margin`` likelier than any of another command."""
-        return held.first == "same" or held.margin >= settings.closed_margin
+        its best sentence already that command's): the first pass took it too (``agree``), or its
+        sentence is ``closed_margin`` likelier than any of another command."""
+        return Closed.agree(held, settings) or held.margin >= settings.closed_margin
 
     def run(self, case: Case) -> Final | None:
         """As a stage of its own (the driver runs it through ``check``, after the others): the
