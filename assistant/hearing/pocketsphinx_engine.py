@@ -316,8 +316,10 @@ class PocketSphinxRecognizer(BaseRecognizer):
         audio = self._utterance_audio()
         self._utterance = []
         if self.defer_reading:
-            live = self.decoder.hyp() if self.tuning.partials else None  # the live pass's words
-            return Deferred(self._words(live.hypstr) if live is not None else "", 0.0,
+            # The live pass's words as its last partial gave them: its final reading would cost a
+            # best-path search over the whole lattice (seconds for long talk through the chatter
+            # loop), and nothing judges it (``settle`` gives the reading).
+            return Deferred(self._last_partial, 0.0,
                             settle=functools.partial(self._read, audio, self._read_search, self._chatter))
         return self._read(audio, self._read_search, self._chatter)
 
