@@ -135,6 +135,7 @@ class PocketSphinxTuning:
     phone_check: float = 1.2        # a command that sounds this unlike itself is doubted
     early_phone_check: float = 0.8  # the same, before answering early
     minimal_read: bool = True       # the end of speech decodes on the smallest deterministic automaton
+    read_bestpath: bool = False     # ... and reads it by a best-path search of its word lattice
 
 
 class PocketSphinxRecognizer(BaseRecognizer):
@@ -179,9 +180,16 @@ class PocketSphinxRecognizer(BaseRecognizer):
     def set_grammar(self, graph: WordGraph) -> None:
         if graph.intents not in self._searches:
             name = f"g{len(self._searches)}"
+            # A search reads its words at the end by a best-path search of its word lattice when
+            # ``bestpath`` is set as it is made (seconds for long talk through the chatter loop):
+            # the live pass's partial words never do, and its final words are not read.
+            config = self.decoder.config
+            config["bestpath"] = self.tuning.read_bestpath and not self.tuning.minimal_read
             chatter = self._add_search(name, graph, graph.start, graph.final, list(graph.transitions()))
             if self.tuning.minimal_read:
+                config["bestpath"] = self.tuning.read_bestpath
                 self._add_search(f"{name}m", graph, *graph.minimal())
+            config["bestpath"] = True
             self._searches[graph.intents] = (name, chatter)
         name, self._chatter = self._searches[graph.intents]
         self._read_search = f"{name}m" if self.tuning.minimal_read else name
