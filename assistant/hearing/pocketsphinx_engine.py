@@ -12,6 +12,11 @@ live pass gives partial results; at its end the whole utterance is decoded once 
 one piece (its noise and loudness normalized as a whole), after a moment of noise as loud
 as its quietest part, and with everything far quieter than the speaker (background talk)
 gated out. Those three steps are what keep it usable in noise; see bench/bench_accuracy.py.
+That decode searches the grammar as its smallest deterministic automaton
+(``WordGraph.minimal``: the same sentences, each as likely, a shared word searched once); the
+live pass keeps the graph itself, whose partial words the early answers were tuned on. Both
+read their words by the search's own best path (Viterbi): PocketSphinx's best-path search of
+the word lattice cost seconds for long talk through the chatter loop.
 
 Last, a check that what was heard sounds like it (``phone_check``): the same audio is
 decoded once more as free phones (PocketSphinx's phone loop, no words), and a command whose
@@ -135,7 +140,7 @@ class PocketSphinxTuning:
     phone_check: float = 1.2        # a command that sounds this unlike itself is doubted
     early_phone_check: float = 0.8  # the same, before answering early
     minimal_read: bool = True       # the end of speech decodes on the smallest deterministic automaton
-    read_bestpath: bool = False     # ... and reads it by a best-path search of its word lattice
+    read_bestpath: bool = False     # True: read that decode by a best-path search of its word lattice
 
 
 class PocketSphinxRecognizer(BaseRecognizer):
@@ -311,8 +316,10 @@ class PocketSphinxRecognizer(BaseRecognizer):
             return Partial(text)
         return None
 
-    def _words(self, hypstr: str) -> str:
-        return " ".join(UNKNOWN if w in self._chatter else w for w in hypstr.split())
+    def _words(self, hypstr: str, chatter: set[str] | None = None) -> str:
+        """A hypothesis's words, the chatter loop's (the current grammar's, or ``chatter``) as UNKNOWN."""
+        loop = self._chatter if chatter is None else chatter
+        return " ".join(UNKNOWN if w in loop else w for w in hypstr.split())
 
     def _end(self) -> Transcript:
         """The utterance is over: its reading (``_read``), or, when ``defer_reading`` is set, a
@@ -351,7 +358,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
             self.decoder.activate_search(live)
         if hyp is None:
             return Transcript("", 0.0)
-        text = " ".join(UNKNOWN if w in chatter else w for w in hyp.hypstr.split())
+        text = self._words(hyp.hypstr, chatter)
         doubt = ""
         if text and UNKNOWN not in text.split():
             doubt = self._doubt(audio, text, said, self.tuning.phone_check)
