@@ -82,7 +82,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
-from assistant.hearing import HearingSettings, ModelError, Transcript, choose, open_ear  # noqa: E402
+from assistant.hearing import Doubted, HearingSettings, ModelError, Transcript, choose, open_ear  # noqa: E402
 from assistant.hearing.moments import grammar_for, listening_moments  # noqa: E402
 from assistant.hearing.pipeline import Cascade  # noqa: E402
 from assistant.sentences import SentenceSet  # noqa: E402
@@ -352,8 +352,9 @@ def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed:
 
 
 #: What a kept result row holds (a change here keeps earlier rows from being reused): v2 added
-#: "asked" (asked about before acting, ``asked_first``).
-ROW_FORMAT = "rows v4: asked, steps, expected, condition, voice"
+#: "asked" (asked about before acting, ``asked_first``); v5 "doubted" (taken with doubt: a ``Doubted``,
+#: acted on without a question when its intent is harmless).
+ROW_FORMAT = "rows v5: doubted, asked, steps, expected, condition, voice"
 
 
 def run_engine(engine: str, settings: HearingSettings, games: dict[str, SentenceSet],
@@ -442,7 +443,8 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                 wanted = f"{expected.intent} {dict(expected.slots)}" if expected is not None else None
                 row = {"key": key, "ok": ok, "got": described, "expected": wanted, "condition": condition.name,
                        "voice": label(speaker), "heard": result.heard, "seconds": seconds,
-                       "cpu": cpu, "asked": asked_first(ear.sentences, result), "steps": list(stages_run)}
+                       "cpu": cpu, "doubted": isinstance(result, Doubted) and result.command is not None,
+                       "asked": asked_first(ear.sentences, result), "steps": list(stages_run)}
                 if out is not None:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
@@ -455,7 +457,8 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                 tally.add(expected is not None, row["ok"], took, row["seconds"], row.get("cpu"), row["asked"])
             if not row["ok"]:
                 what = ("WRONG " if took else "missed") if expected is not None else "taken "
-                what += " (asked first)" if took and row["asked"] else ""
+                what += (" (asked first)" if took and row["asked"] else
+                         " (doubted, acted on)" if took and row.get("doubted") else "")
                 errors.append(f"  {what} [{game}; {condition.name}; {label(speaker)}] {text!r} -> {row['got']} "
                               f"(heard {row['heard']!r})")
     finally:
