@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -165,6 +166,73 @@ def _chance(start: int, final: int, transitions: list[tuple[int, int, float, str
                 there[dst] = there.get(dst, 0.0) + here[src] * chance
         here = there
     return here.get(final, 0.0)
+
+
+def _so_far(start: int, final: int, transitions: list[tuple[int, int, float, str | None]]
+            ) -> Callable[[list[str]], float]:
+    """How likely an automaton makes words as the start of a sentence (summed over its ways
+    that a sentence can go on from: a written digit's dead end is none)."""
+    alive = {final}
+    while True:
+        more = {src for src, dst, _, _ in transitions if dst in alive} - alive
+        if not more:
+            break
+        alive |= more
+    ways: dict[tuple[int, str | None], list[tuple[int, float]]] = {}
+    for src, dst, chance, label in transitions:
+        if dst in alive:
+            ways.setdefault((src, label), []).append((dst, chance))
+
+    def chance(words: list[str]) -> float:
+        here = {start: 1.0}
+        for word in words:
+            there: dict[int, float] = {}
+            for src, p in here.items():
+                for dst, c in ways.get((src, word), []):
+                    there[dst] = there.get(dst, 0.0) + p * c
+            here = there
+        return sum(here.values())
+
+    return chance
+
+
+@pytest.mark.parametrize("game", available())
+def test_shared_ends_keep_every_word_s_chance_and_make_one_only_states_entered_by_one_word(game: str) -> None:
+    """The live pass searches ``WordGraph.shared_ends``: the graph's sentences, each as likely,
+    and each start of one as likely word by word (no chance moves, unlike ``minimal``); a state
+    made of several is entered by one word only (PocketSphinx begins a word's sounds from the
+    word before it, so states entered by different words are kept apart); far smaller where
+    sentences share their ends (the card game's stat lines)."""
+    graph = WordGraph(game_module(game).sentences())
+    start, final, transitions = graph.shared_ends()
+    nfa = list(graph.transitions())
+    rng = random.Random(5)
+    shared_so_far, graph_so_far = _so_far(start, final, transitions), _so_far(graph.start, graph.final, nfa)
+    for words in _walks(start, final, transitions, 150, rng) + _walks(graph.start, graph.final, nfa, 150, rng):
+        assert graph.accepts(words), words
+        assert _chance(start, final, transitions, words) == pytest.approx(
+            _chance(graph.start, graph.final, nfa, words), rel=1e-9), words
+        for cut in range(1, len(words)):
+            assert shared_so_far(words[:cut]) == pytest.approx(graph_so_far(words[:cut]), rel=1e-9), words[:cut]
+    assert len(transitions) <= len(nfa)
+    assert WordGraph(game_module(game).sentences(), []).shared_ends() == (0, 1, [])
+    if game == "msx-cards":
+        assert len(transitions) * 4 < len(nfa), (len(transitions), len(nfa))
+
+
+def test_shared_ends_make_one_the_states_entered_by_the_same_word_only() -> None:
+    """"go red one" and "stop red one": after "red" the same ways on, entered by the same word,
+    made one; "red one" and "blue one": the same ways on, entered by different words, kept apart."""
+    sentences = SentenceSet({"intents": {"move": ["(go | stop) red one"], "pick": ["(red | blue) one"]}})
+    start, final, transitions = WordGraph(sentences).shared_ends()
+    after: dict[str, set[tuple[int, ...]]] = {}
+    ways = {(src, word): dst for src, dst, _, word in transitions}
+    for first in ("go", "stop"):
+        after.setdefault(first, set()).add((ways[(ways[(start, first)], "red")],))
+    assert len(after["go"] | after["stop"]) == 1  # one state after "go red" and "stop red"
+    assert ways[(start, "red")] != ways[(start, "blue")]  # entered by different words: apart
+    for words in (["go", "red", "one"], ["stop", "red", "one"], ["red", "one"], ["blue", "one"]):
+        assert _chance(start, final, transitions, words) > 0, words
 
 
 @pytest.mark.parametrize("game", available())

@@ -18,6 +18,7 @@ from assistant.games import game_module
 from assistant.hearing import HearingSettings, open_ear
 from assistant.hearing.audio import blocks
 from assistant.hearing.events import Deferred, NotRecognized, Partial, Transcript
+from assistant.hearing.moments import find_moment
 from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer, common_words, gate, phone_distance
 from assistant.hearing.recognizer import Ear
 from assistant.live.loop import LiveLoop, LiveSettings
@@ -221,6 +222,39 @@ def test_the_end_of_speech_reads_with_the_moment_s_grammar_as_its_smallest_autom
     settled = put_off.settle()
     assert OMEGA.match(settled.text) == Command("explore", {"d1": "1", "d2": "0", "d3": "2"}), settled
     assert minimal.decoder.current_search() == "g1"
+
+
+def partial_words(recognizer: PocketSphinxRecognizer, clip: np.ndarray) -> list[str]:
+    """The live pass's words so far, block by block, over ``clip`` and a second of silence."""
+    recognizer.reset()
+    said = []
+    for block in blocks(np.concatenate([clip, np.zeros(16000, dtype=np.int16)]), 0.1):
+        event = recognizer.accept(block)
+        if isinstance(event, Partial):
+            said.append(event.text)
+    return said
+
+
+def test_the_live_pass_on_the_shared_ends_says_what_the_graph_says_half_way(maker: ClipMaker) -> None:
+    """The live pass searches the graph with its shared ends made one (``shared_live``): the
+    same words half-way as on the graph itself, block by block (the early answers rest on them),
+    for a move, a card game stat line in the moment of 11,313 transitions, and table talk."""
+    cards = game_module("msx-cards").sentences()
+    cases = [(OMEGA, move_intents(), [maker.say("explore one zero zero", PIPER),
+                                      add_noise(maker.say("attack the red commando", ESPEAK_GB), "white", 20.0, seed=2),
+                                      maker.say(SHALL_WE, ESPEAK_F)]),
+             (cards, find_moment("msx-cards", "fighter").intents,
+              [maker.say("set enemy attack to twenty one", ESPEAK_US)])]
+    for sentences, intents, clips in cases:
+        graph = open_ear(HearingSettings(recognizer="pocketsphinx"), sentences, intents).graph
+        plain, shared = (PocketSphinxRecognizer() for _ in range(2))
+        plain.tuning.shared_live = False
+        for recognizer in (plain, shared):
+            recognizer.set_grammar(graph)
+        for clip in clips:
+            said = partial_words(plain, clip)
+            assert said, "no partial words"
+            assert partial_words(shared, clip) == said
 
 
 def test_grammar_limits_what_can_be_heard(maker: ClipMaker) -> None:

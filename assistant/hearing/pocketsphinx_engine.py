@@ -14,7 +14,9 @@ as its quietest part, and with everything far quieter than the speaker (backgrou
 gated out. Those three steps are what keep it usable in noise; see bench/bench_accuracy.py.
 That decode searches the grammar as its smallest deterministic automaton
 (``WordGraph.minimal``: the same sentences, each as likely, a shared word searched once); the
-live pass keeps the graph itself, whose partial words the early answers were tuned on. Both
+live pass keeps the graph's own chances word by word, whose partial words the early answers
+were tuned on, with only the states whose ways on are the same made one
+(``WordGraph.shared_ends``: a sentence's end that many share is searched once). Both
 read their words by the search's own best path (Viterbi): PocketSphinx's best-path search of
 the word lattice cost seconds for long talk through the chatter loop.
 
@@ -140,6 +142,7 @@ class PocketSphinxTuning:
     phone_check: float = 1.2        # a command that sounds this unlike itself is doubted
     early_phone_check: float = 0.8  # the same, before answering early
     minimal_read: bool = True       # the end of speech decodes on the smallest deterministic automaton
+    shared_live: bool = True        # the live pass searches the graph with its shared ends made one
     read_bestpath: bool = False     # True: read that decode by a best-path search of its word lattice
 
 
@@ -190,7 +193,9 @@ class PocketSphinxRecognizer(BaseRecognizer):
             # the live pass's partial words never do, and its final words are not read.
             config = self.decoder.config
             config["bestpath"] = self.tuning.read_bestpath and not self.tuning.minimal_read
-            chatter = self._add_search(name, graph, graph.start, graph.final, list(graph.transitions()))
+            live = graph.shared_ends() if self.tuning.shared_live else (graph.start, graph.final,
+                                                                          list(graph.transitions()))
+            chatter = self._add_search(name, graph, *live)
             if self.tuning.minimal_read:
                 config["bestpath"] = self.tuning.read_bestpath
                 self._add_search(f"{name}m", graph, *graph.minimal())
