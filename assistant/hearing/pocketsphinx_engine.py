@@ -15,8 +15,9 @@ gated out. Those three steps are what keep it usable in noise; see bench/bench_a
 That decode searches the grammar as its smallest deterministic automaton
 (``WordGraph.minimal``: the same sentences, each as likely, a shared word searched once); the
 live pass keeps the graph's own chances word by word, whose partial words the early answers
-were tuned on, with only the states whose ways on are the same made one
-(``WordGraph.shared_ends``: a sentence's end that many share is searched once). Both
+were tuned on, with only the states entered by the same word and with the same ways on made
+one (``WordGraph.shared_ends``: a sentence's end that many share is searched once, and the live
+pass's best words stay the graph's). Both
 read their words by the search's own best path (Viterbi): PocketSphinx's best-path search of
 the word lattice cost seconds for long talk through the chatter loop.
 
