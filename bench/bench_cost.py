@@ -7,7 +7,7 @@ Hears held-out clips (the synthetic held-out voices, the held-out recorded speak
 entries, table talk; each in the moment of play that asks for it, as ``bench_accuracy`` does)
 with the hybrid as configured, and measures the CPU time (process time, every thread) each
 utterance costs, split by stage: Whisper's encoder (the utterance alone for the closed stage,
-its 30 s window for the free text's), its decoder (the grammar search and Whisper's own reading,
+the free text's window: ``hearing.whisper.window``), its decoder (the grammar search and Whisper's own reading,
 on the numpy decoder; or CTranslate2's beam search: the first transcripts, the unprompted retry,
 the second hearing), its weighing of
 commands (forced decoding and alignment: ``score``), Whisper's other work (log-mel, noise
@@ -34,9 +34,10 @@ the Pi to this machine for the same model:
   voice team measured their closed-grammar Speech-to-Phrase at under 1 s on a Pi 4 and about
   150 ms on a Pi 5).
 
-With ``--window S`` (issue 31 item 8) Whisper's encoder is given S seconds of features
-instead of 30 (CTranslate2 issue #2100: 3-4x faster, less accurate), and the commands right,
-WRONG and table talk taken are counted beside the cost, to compare with a run without it.
+With ``--window S`` (issue 31 item 8) the free text's encoder is given S seconds of audio
+(``hearing.whisper.window``, never less than the utterance) instead of the configured window,
+and the commands right, WRONG and table talk taken are counted beside the cost, to compare with
+a run without it. The reference job always encodes Whisper's own 30 s, as the published run did.
 """
 
 from __future__ import annotations
@@ -65,9 +66,9 @@ from assistant.hearing import (  # noqa: E402
     Transcript,
     open_ear,
     open_transcriber,
-    whisper_engine,  # noqa: E402
 )
 from assistant.hearing.moments import listening_moments  # noqa: E402
+from assistant.hearing.whisper_engine import MAX_SECONDS  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
     CONDITIONS,
     TABLE_TALK,
@@ -183,29 +184,10 @@ def metered(settings: HearingSettings) -> Iterator[tuple[Meter, Callable[[], flo
             delattr(transcriber, name)  # the class's own methods again
 
 
-@contextmanager
-def encoder_window(seconds: float) -> Iterator[None]:
-    """Whisper's encoder given ``seconds`` of features instead of 30 (0: as it is)."""
-    if not seconds:
-        yield
-        return
-    frames = int(seconds * 100) // 2 * 2
-    original = whisper_engine.log_mel
-
-    def shorter(samples: np.ndarray) -> np.ndarray:
-        return original(samples)[:, :frames].copy()
-
-    whisper_engine.log_mel = shorter  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        whisper_engine.log_mel = original
-
-
 def reference_job(settings: HearingSettings, maker: BenchClips, trials: int = 5) -> tuple[float, float]:
     """CPU and wall seconds (medians) of Whisper tiny.en hearing a command of about 4 s alone
     (beam 5, as the published Pi run): the same job as the Pi figure the ratio comes from."""
-    tiny = replace(settings, whisper=replace(settings.whisper, model="faster-whisper-tiny.en"))
+    tiny = replace(settings, whisper=replace(settings.whisper, model="faster-whisper-tiny.en", window=MAX_SECONDS))
     transcriber = open_transcriber(tiny)
     clip = maker.say(REFERENCE_TEXT, REFERENCE_SPEAKER)
     audio = clip.tobytes()
@@ -235,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--talk-every", type=int, default=2)
     parser.add_argument("--fsdd", type=Path, default=FSDD_DIR)
     parser.add_argument("--fsdd-entries", type=int, default=8)
-    parser.add_argument("--window", type=float, default=0.0, help="Whisper's encoder window in seconds (0: 30)")
+    parser.add_argument("--window", type=float, default=0.0,
+                        help="the free text's encoder window in seconds (0: hearing.whisper.window's)")
     parser.add_argument("--limit", type=int, default=0, help="hear only the first N lines (0: all; a quick check)")
     parser.add_argument("--cache", type=Path, help="clip cache folder (default: a temp folder)")
     parser.add_argument("--config", help="settings file (default: ./config.yaml)")
@@ -259,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     config = Config.load(args.config)
     settings = HearingSettings.from_config(config)
+    if args.window:
+        settings = replace(settings, whisper=replace(settings.whisper, window=args.window))
     known = {c.name: c for c in CONDITIONS}
     conditions: list[Condition] = [known[c.strip()] for c in args.conditions.split(",")]
     sentences = game_module(args.game).sentences()
@@ -291,7 +276,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         totals: list[float] = []
         whisper_total: list[float] = []
         right = wrong = commands = taken = talked = 0
-        with metered(settings) as (meter, whisper_spent), encoder_window(args.window):
+        with metered(settings) as (meter, whisper_spent):
             for n, (text, speaker, expected) in enumerate(said):
                 for k, condition in enumerate(conditions):
                     clip = make_clip(maker, text, speaker, condition, noises, n * 31 + k)
@@ -324,7 +309,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         print(f"  {n * len(conditions) + k} of {len(said) * len(conditions)} utterances",
                               file=sys.stderr, flush=True)
     utterances = len(totals)
-    window = f"{args.window:g} s" if args.window else "30 s (as shipped)"
+    window = f"{settings.whisper.window:g} s" + ("" if args.window else " (as configured)")
     print(f"\n{utterances} utterances of {args.game} (held-out voices and recorded speakers; conditions: "
           f"{', '.join(c.name for c in conditions)}), the hybrid as configured (Whisper "
           f"{settings.whisper.model}, beam {settings.whisper.beam_size}); encoder window {window}")
@@ -360,7 +345,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             scaled = [v / speed for v in values]
             estimates[f"{board}, {part}"] = {"median_s": statistics.median(scaled), "p90_s": q90(scaled)}
             print(f"| {board} (estimate), {part} | {statistics.median(scaled):.2f} | {q90(scaled):.2f} |")
-    return {"utterances": utterances, "window_s": args.window or 30, "right": right, "wrong": wrong,
+    return {"utterances": utterances, "window_s": settings.whisper.window, "right": right, "wrong": wrong,
             "commands": commands, "table_talk_taken": taken, "table_talk": talked,
             "reference_cpu_s": ref_cpu, "reference_wall_s": ref_wall, "pi4_ratio_whisper": ratio,
             "stages": {s: {"median_s": statistics.median(v), "mean_s": statistics.mean(v), "p90_s": q90(v)}

@@ -294,6 +294,8 @@ class WhisperSettings:
     check_sha256: bool = default("hearing.whisper.check_sha256")
     #: WebRTC noise suppression of what Whisper hears (audio.suppress_noise): 0 off, 1-4
     noise_suppression: int = default("hearing.whisper.noise_suppression")
+    #: the seconds the free text's encoder is given (30: Whisper's own window; never less than the utterance)
+    window: float = default("hearing.whisper.window")
 
 
 # Whisper's input: an 80-band log-mel spectrogram of 16 kHz audio, 25 ms windows every 10 ms,
@@ -350,8 +352,10 @@ class WhisperTranscriber:
     for things not used here (decoding files, downloads, long-form segmentation)."""
 
     def __init__(self, model: Any, tokenizer: Any, beam_size: int = 5, noise_suppression: int = 0,
-                 decoder: Decoder | None = None, suppress_ids: Sequence[int] = ()) -> None:
+                 decoder: Decoder | None = None, suppress_ids: Sequence[int] = (), window: float = MAX_SECONDS) -> None:
         self.model = model
+        #: the free text's encoder window in frames (FRAMES: Whisper's own 30 s)
+        self.window_frames = min(FRAMES, int(window * RATE) // HOP // 2 * 2)
         #: the decoder the grammar search and Whisper's own reading of the window run on (numpy,
         #: keeping what it has read: whisper_decoder); None: CTranslate2's, read afresh each call
         self.decoder = decoder
@@ -431,7 +435,8 @@ class WhisperTranscriber:
             logging.getLogger(__name__).warning(
                 "The grammar search runs on CTranslate2's decoder (about three times the CPU time): "
                 "the numpy decoder cannot read %s (%s).", folder / "model.bin", error)
-        transcriber = cls(model, tokenizer, settings.beam_size, settings.noise_suppression, decoder, suppress_ids)
+        transcriber = cls(model, tokenizer, settings.beam_size, settings.noise_suppression, decoder, suppress_ids,
+                          settings.window)
         transcriber.warm_up()
         give_back_memory()
         return transcriber
@@ -482,6 +487,8 @@ class WhisperTranscriber:
         mel = log_mel(samples.astype(np.float32) / 32768.0)
         if short:
             mel = np.ascontiguousarray(mel[:, :min(FRAMES, self._frames + 2 * WINDOW_MARGIN)])
+        elif self.window_frames < FRAMES:  # a shorter window for the free text, the utterance whole in it
+            mel = np.ascontiguousarray(mel[:, :max(self.window_frames, min(FRAMES, self._frames + 2 * WINDOW_MARGIN))])
         self._encoded = self.model.encode(ctranslate2.StorageView.from_array(mel[None]), to_cpu=True)
         self._heard = (audio, True, short)
         return True
