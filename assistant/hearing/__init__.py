@@ -255,13 +255,14 @@ RECOGNIZERS: dict[str, RecognizerSpec] = {spec.name: spec for spec in (
     RecognizerSpec("text", _open_text, ""),
 )}
 
-_transcribers: dict[tuple[str, int, int, int], WhisperTranscriber] = {}
+_transcribers: dict[tuple[str, int, int, int, float], WhisperTranscriber] = {}
 
 
 def open_transcriber(settings: HearingSettings) -> WhisperTranscriber:
     """The configured Whisper model, loaded once per process and model (the same for every game)."""
     folder = find_model(settings.whisper.model, settings.models_dir)
-    key = (str(folder), settings.whisper.beam_size, settings.whisper.threads, settings.whisper.noise_suppression)
+    whisper = settings.whisper
+    key = (str(folder), whisper.beam_size, whisper.threads, whisper.noise_suppression, whisper.window)
     found = _transcribers.get(key)
     if found is None:
         found = _transcribers[key] = WhisperTranscriber.load(folder, settings.whisper)
