@@ -86,6 +86,26 @@ def test_texts_read_together_are_read_as_each_alone(whisper: WhisperTranscriber)
         assert np.allclose(rows, alone, atol=1e-4)
 
 
+def test_its_products_are_the_plain_ones_for_any_number_of_rows(whisper: WhisperTranscriber) -> None:
+    """The output layer and a layer's products are worked out token-major and turned round (the
+    cheaper way for OpenBLAS): each row of the result is that row's plain product with the
+    widened weights, for one row as for many."""
+    decoder = whisper.decoder
+    assert decoder is not None
+    rng = np.random.default_rng(7)
+    wide = decoder.embedding.astype(np.float32) * decoder.scales[:, None]
+    ffn = decoder.layers[0].ffn_in
+    ffn_wide = ffn.weight.astype(np.float32) * ffn.scale[:, None]
+    for rows in (1, 2, 3, 8, 17):
+        hidden = rng.standard_normal((rows, decoder.width)).astype(np.float32)
+        logits = decoder.logits(hidden)
+        assert logits.shape == (rows, decoder.vocabulary) and logits.flags.c_contiguous
+        assert np.allclose(logits, hidden @ wide.T, rtol=1e-4, atol=1e-3)
+        out = ffn(hidden)
+        assert out.shape == (rows, ffn_wide.shape[0]) and out.flags.c_contiguous
+        assert np.allclose(out, hidden @ ffn_wide.T + ffn.bias, rtol=1e-4, atol=1e-3)
+
+
 def test_whisper_s_own_reading_on_it_is_ctranslate2_s(whisper: WhisperTranscriber) -> None:
     """Whisper's greedy reading of the window, on this decoder and on CTranslate2's: the same
     tokens, and a log probability within half a nat; or the same tokens up to a step where the
