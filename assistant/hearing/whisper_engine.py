@@ -10,8 +10,10 @@ plain English. Here it is used two ways:
   streaming engine doubted, rejected or heard nothing allowed in (see ``recognizer.Ear``).
 
 The prompt names what is allowed at this moment of play (the intents' help sentences), which
-pulls Whisper towards the game's words. The encoder always takes a 30 s window, so an
-utterance costs about the same whatever its length (0.3-0.6 s on two x86 cores).
+pulls Whisper towards the game's words. The encoder takes a fixed window for the free text
+(``hearing.whisper.window``: 10 s, not Whisper's own 30, and all of a longer utterance), so a
+command costs about the same whatever its length; the grammar search's encoding is the
+utterance alone.
 
 The model is Systran's CTranslate2 conversion of tiny.en: a folder under models/
 (``assistant setup`` downloads it when a network allows) or the copy inside the PyPI package
