@@ -309,7 +309,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         print(f"  {n * len(conditions) + k} of {len(said) * len(conditions)} utterances",
                               file=sys.stderr, flush=True)
     utterances = len(totals)
-    window = f"{settings.whisper.window:g} s" + ("" if args.window else " (as configured)")
+    window = f"{settings.whisper.window_seconds:g} s" + ("" if args.window else " (as configured)")
     print(f"\n{utterances} utterances of {args.game} (held-out voices and recorded speakers; conditions: "
           f"{', '.join(c.name for c in conditions)}), the hybrid as configured (Whisper "
           f"{settings.whisper.model}, beam {settings.whisper.beam_size}); encoder window {window}")
@@ -345,7 +345,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             scaled = [v / speed for v in values]
             estimates[f"{board}, {part}"] = {"median_s": statistics.median(scaled), "p90_s": q90(scaled)}
             print(f"| {board} (estimate), {part} | {statistics.median(scaled):.2f} | {q90(scaled):.2f} |")
-    return {"utterances": utterances, "window_s": settings.whisper.window, "right": right, "wrong": wrong,
+    return {"utterances": utterances, "window_s": settings.whisper.window_seconds, "right": right, "wrong": wrong,
             "commands": commands, "table_talk_taken": taken, "table_talk": talked,
             "reference_cpu_s": ref_cpu, "reference_wall_s": ref_wall, "pi4_ratio_whisper": ratio,
             "stages": {s: {"median_s": statistics.median(v), "mean_s": statistics.mean(v), "p90_s": q90(v)}

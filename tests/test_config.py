@@ -43,6 +43,20 @@ def test_score_distance_auto_is_the_whisper_model_s_own() -> None:
     assert any("my.yaml line 3" in p and "must be a number; using 1.2" in p for p in bad.problems), bad.problems
 
 
+def test_the_free_text_s_window_auto_is_the_whisper_model_s_own() -> None:
+    tiny = HearingSettings.from_config(Config.load(ROOT / "config.yaml"))
+    assert tiny.whisper.window is None and tiny.whisper.window_seconds == 10.0
+    base = HearingSettings.from_config(Config.from_text("hearing:\n  whisper:\n    model: faster-whisper-base\n"))
+    assert base.whisper.window_seconds == 30.0  # not measured shorter: Whisper's own
+    own = HearingSettings.from_config(Config.from_text("hearing:\n  whisper:\n    model: /srv/my-whisper\n"))
+    assert own.whisper.window_seconds == 30.0
+    set_ = Config.from_text("hearing:\n  whisper:\n    model: faster-whisper-base\n    window: 12\n")
+    assert HearingSettings.from_config(set_).whisper.window_seconds == 12.0 and set_.problems == []
+    bad = Config.from_text("hearing:\n  whisper:\n    window: 45\n", Path("my.yaml"))
+    assert HearingSettings.from_config(bad).whisper.window_seconds == 10.0
+    assert any("my.yaml line 3" in p for p in bad.problems), bad.problems
+
+
 def test_noise_suppression_is_a_level_from_0_to_4() -> None:
     on = Config.from_text("hearing:\n  whisper:\n    noise_suppression: 2\n")
     assert HearingSettings.from_config(on).whisper.noise_suppression == 2 and on.problems == []

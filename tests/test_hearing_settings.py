@@ -43,7 +43,7 @@ def test_every_declared_key_is_a_field_of_hearing_settings_with_that_default() -
     for setting in SETTINGS:
         name = field_name(setting.key)
         if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256",
-                           "hearing.whisper.score_distance"):
+                           "hearing.whisper.score_distance", "hearing.whisper.window"):
             continue  # a path, setup's own, and "auto" (None)
         owner = next((part for part in (settings.whisper, settings.spot) if hasattr(part, name)
                       and setting.key.startswith("hearing.whisper.")), settings)

@@ -20,6 +20,7 @@ from assistant.hearing.events import NotRecognized, Transcript
 from assistant.hearing.recognizer import ModelError, prompt_as_sentences
 from assistant.hearing.whisper_engine import (
     WHISPER_FILES,
+    WhisperSettings,
     WhisperTranscriber,
     find_model,
     is_whisper_model,
@@ -450,7 +451,10 @@ def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_tr
 def test_weighing_takes_no_table_talk(maker: ClipMaker, hybrid_ear: Callable[..., Ear], game: str, line: str) -> None:
     # The last: talk that starts with a command ("keep going") is not taken, because Whisper,
     # made to write "Keep going.", would go on writing.
-    ear = hybrid_ear(game, weigh=True)
+    # Weighing is off by default, and was chosen and measured with Whisper's own 30 s window:
+    # with tiny.en's 10 s the Scottish voice's "that attack was unfair", written "Okay.", is
+    # weighed into a doubted "yes" (docs/hearing.md, "The free text hears 10 s").
+    ear = hybrid_ear(game, weigh=True, whisper=WhisperSettings(window=30.0))
     for voice in OTHER_VOICES:
         heard = ear.hear(maker.say(line, voice))
         assert isinstance(heard, NotRecognized), (voice.label, heard)
@@ -520,8 +524,7 @@ def test_the_free_text_s_window_is_the_setting_s_and_never_shorter_than_the_utte
     Whisper write it twice: "attack the red commando, attack the red commando.")."""
     import numpy as np
 
-    from assistant.hearing.settings import default
-    from assistant.hearing.whisper_engine import WhisperSettings
+    from assistant.hearing.whisper_engine import WhisperSettings, model_window
 
     folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
     frames: list[int] = []
@@ -541,7 +544,7 @@ def test_the_free_text_s_window_is_the_setting_s_and_never_shorter_than_the_utte
         whisper.model = Counting()
         return whisper
 
-    window = default("hearing.whisper.window")
+    window = model_window("faster-whisper-tiny.en")  # the shipped model's "auto"
     assert window < 30
     prompt = "explore room one zero two, pass, attack the red commando, how much time is left."
     short, whole = counted(window), counted(30.0)
@@ -571,4 +574,4 @@ def test_a_transcriber_is_shared_only_by_settings_with_the_same_window() -> None
     assert open_transcriber(settings) is configured
     whole = open_transcriber(replace(settings, whisper=replace(settings.whisper, window=30.0)))
     assert whole is not configured
-    assert (configured.window_frames, whole.window_frames) == (int(settings.whisper.window * 100), 3000)
+    assert (configured.window_frames, whole.window_frames) == (int(settings.whisper.window_seconds * 100), 3000)

@@ -43,6 +43,7 @@ from assistant.hearing.whisper_engine import (
     find_model,
     model_label,
     model_score_distance,
+    model_window,
 )
 from assistant.sentences import SentenceSet
 
@@ -128,7 +129,7 @@ class HearingSettings:
         parts = {name: {f.name for f in fields(kind)} for name, kind in _NESTED.items()}
         for setting in SETTINGS:
             if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256",
-                               "hearing.whisper.score_distance"):
+                               "hearing.whisper.score_distance", "hearing.whisper.window"):
                 continue  # a path, setup's, and "auto" or a number: below
             name = field_name(setting.key)
             value = config.get(setting.key, setting.default, choices=setting.choices, minimum=setting.minimum,
@@ -141,6 +142,10 @@ class HearingSettings:
         models = config.get("hearing.models_dir", "")
         if models:
             values["models_dir"] = _resolve(models, config)
+        if config.raw("hearing.whisper.window", "auto") != "auto":
+            window = BY_KEY["hearing.whisper.window"]
+            nested["whisper"]["window"] = config.get(window.key, model_window(nested["whisper"]["model"]),
+                                                     minimum=window.minimum, maximum=window.maximum)
         if config.raw("hearing.whisper.score_distance", "auto") != "auto":
             distance = BY_KEY["hearing.whisper.score_distance"]
             values["score_distance"] = config.get(distance.key, model_score_distance(nested["whisper"]["model"]),
@@ -262,7 +267,7 @@ def open_transcriber(settings: HearingSettings) -> WhisperTranscriber:
     """The configured Whisper model, loaded once per process and model (the same for every game)."""
     folder = find_model(settings.whisper.model, settings.models_dir)
     whisper = settings.whisper
-    key = (str(folder), whisper.beam_size, whisper.threads, whisper.noise_suppression, whisper.window)
+    key = (str(folder), whisper.beam_size, whisper.threads, whisper.noise_suppression, whisper.window_seconds)
     found = _transcribers.get(key)
     if found is None:
         found = _transcribers[key] = WhisperTranscriber.load(folder, settings.whisper)

