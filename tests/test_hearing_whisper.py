@@ -524,7 +524,7 @@ def test_the_free_text_s_window_is_the_setting_s_and_never_shorter_than_the_utte
     Whisper write it twice: "attack the red commando, attack the red commando.")."""
     import numpy as np
 
-    from assistant.hearing.whisper_engine import WhisperSettings, model_window
+    from assistant.hearing.whisper_engine import model_window
 
     folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
     frames: list[int] = []

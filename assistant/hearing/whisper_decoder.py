@@ -322,7 +322,7 @@ class Decoder:
         token-major (a block of the output layer times the hidden states, into contiguous rows of
         the result) and turned round at the end: the other way round, hidden states times a
         block turned round, into a strided slice of the result, cost OpenBLAS two to four times
-        as much for 2 to 8 hidden states (one thread; the same for one)."""
+        as much for 2 to 8 hidden states (on one thread; for a single state both cost the same)."""
         rows = np.ascontiguousarray(hidden.T)  # (width, states)
         out = np.empty((self.vocabulary, hidden.shape[0]), dtype=np.float32)
         block = np.empty((_BLOCK, self.width), dtype=np.float32)

@@ -134,7 +134,7 @@ def model_window(setting: str) -> float:
     """hearing.whisper.window "auto" for the model ``setting`` names (a model of one's own:
     Whisper's own 30 s)."""
     known = known_model(setting)
-    return known.window if known else 30.0
+    return known.window if known else MAX_SECONDS
 
 
 def model_label(setting: str) -> str:
