@@ -1,20 +1,20 @@
 """Peak memory of hands-free play, as players run it, through the PulseAudio virtual devices.
 
     .venv/bin/python -m bench.bench_memory [--recognizer auto] [--game omega-virus]
-        [--whisper-model faster-whisper-base] [--runs 3]
+        [--whisper-model faster-whisper-base] [--runs 3] [--voice-whole]
 
 Starts `assistant play GAME` (the recognizer given; ``auto`` is the hybrid listener when
 Whisper is installed), speaks a sign-on, a line of table talk (the hybrid takes nothing from
 it, so every stage of its hearing that is on runs: the first pass, Whisper's free text and its
 reading held to the grammar; the second hearing through the noise suppressor, off by default,
-only when switched on: it says whether that library was loaded) and a move
-into the virtual microphone (the Piper voice), and reads the peak resident memory (VmHWM in
-/proc) of the assistant and of the processes it started (the microphone's own process)
-while the game runs: the sum of their peaks (VmHWM; shared libraries counted in each), and
-the highest sum of their Pss seen (shared pages split between them). The peak falls on a short
-burst (Whisper's 30 s encoder adds about 80 MB for a fraction of a second, on top of whatever
-Piper and the rest hold then), so it moves by tens of MB between runs of the same code: the
-steps are played ``--runs`` times, each in a new process, and every run is reported.
+only when switched on: it says whether that library was loaded), a question and a request
+for the commands (a 130-character answer) into the virtual microphone (the Piper voice), and
+reads the peak resident memory (VmHWM in /proc) of the assistant and of the processes it
+started (the microphone's own process) while the game runs: the sum of their peaks (VmHWM;
+shared libraries counted in each), and the highest sum of their Pss seen (shared pages split
+between them). The peak falls on a short burst (Piper saying a sentence, Whisper's encoder, on
+top of whatever the rest hold then), so it moves by tens of MB between runs of the same code:
+the steps are played ``--runs`` times, each in a new process, and every run is reported.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.hearing.whisper_engine import DEFAULT_WHISPER_MODEL, KNOWN_MODELS  # noqa: E402
+from assistant.voice.vocoder import PARTS_ENV  # noqa: E402
 from bench.results import Results  # noqa: E402
 from tests.audio_env import ensure_audio, private_mic, private_sink  # noqa: E402
 from tests.test_live_e2e import Lines, MicFeeder, piper_clip  # noqa: E402
@@ -42,7 +43,10 @@ STEPS: list[tuple[str, str | None]] = [
     ("skill zero", "BSAT1: Red, enter secret code."), ("code one two", "BSAT1: Blue, enter secret code."),
     ("skip", "BSAT1: Green, enter secret code."), ("skip", "BSAT1: Yellow, enter secret code."),
     ("skip", "VIRUS: "), ("I think we should order pizza after this game", None),
-    ("how much time is left", "VIRUS: ")]
+    ("how much time is left", "VIRUS: "),
+    # a long answer (130 characters, as long as "Say again? You can say: ..." after a miss): Piper's
+    # working memory grows with the sentence it says unless its decoder runs in windows
+    ("what can I say", "BSAT1: You can say")]
 #: The noise suppressor's library, loaded only for a second hearing (assistant/hearing/audio.py)
 SUPPRESSOR_LIBRARY = "webrtc_noise_gain"
 
@@ -110,7 +114,8 @@ class Peaks:
         self.pss = max(self.pss, pss)
 
 
-def measure(recognizer: str, game: str, whisper_model: str = DEFAULT_WHISPER_MODEL) -> tuple[int, Peaks, list[str]]:
+def measure(recognizer: str, game: str, whisper_model: str = DEFAULT_WHISPER_MODEL,
+            voice_whole: bool = False) -> tuple[int, Peaks, list[str]]:
     ensure_audio()
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "config.yaml"
@@ -124,7 +129,9 @@ def measure(recognizer: str, game: str, whisper_model: str = DEFAULT_WHISPER_MOD
             proc = subprocess.Popen([sys.executable, "-m", "assistant", "--config", str(config), "play", game,
                                      "--seed", "1", "--new"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=errors, text=True,
-                                    env={**os.environ, "ASSISTANT_STATE_DIR": str(Path(tmp) / "state")})
+                                    env={**os.environ, "ASSISTANT_STATE_DIR": str(Path(tmp) / "state"),
+                                         # a file where the voice's parts would go: it cannot be cut, runs whole
+                                         **({PARTS_ENV: str(config)} if voice_whole else {})})
             out = Lines(proc.stdout)
             held = Peaks()
             try:
@@ -161,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="play the steps this many times, each in a new process: the peak moves by tens of "
                              "MB between runs of the same code, so each run is given, and the aim is judged on the "
                              "highest")
+    parser.add_argument("--voice-whole", action="store_true",
+                        help="run the Piper voice whole, as before its decoder ran in windows "
+                             "(assistant/voice/vocoder.py): its memory grows with the sentence")
     parser.add_argument("--results", default="bench_memory",
                         help="write bench/results/NAME.md and .json ('' : none)")
     args = parser.parse_args(argv)
@@ -179,13 +189,14 @@ def _main(args: argparse.Namespace, results: Results) -> int:
         return 2
     runs: list[Peaks] = []
     for run in range(args.runs):
-        _, held, lines = measure(args.recognizer, args.game, args.whisper_model)
+        _, held, lines = measure(args.recognizer, args.game, args.whisper_model, args.voice_whole)
         if held.children_seen == 0:
             print("no microphone process was seen: the figure would leave it out", file=sys.stderr)
             return 1
         parts = " + ".join(f"{kib / 1024:.0f}" for kib in held.parts)
         print(f"run {run + 1} of {args.runs}: assistant play {args.game} (recognizer: {args.recognizer}, Whisper "
-              f"{args.whisper_model}): peak resident memory {held.rss / 1024:.0f} MB ({parts} MB: the assistant, "
+              f"{args.whisper_model}{'; the voice run whole' if args.voice_whole else ''}): peak resident memory "
+              f"{held.rss / 1024:.0f} MB ({parts} MB: the assistant, "
               f"then its microphone process); highest Pss seen, shared pages counted once: {held.pss / 1024:.0f} MB")
         print(f"  ({len(lines)} lines said; last: {lines[-1] if lines else '-'})")
         runs.append(held)
@@ -196,6 +207,7 @@ def _main(args: argparse.Namespace, results: Results) -> int:
           f"{peaks[-1]:.0f} MB, lowest {peaks[0]:.0f} MB; Pss median {statistics.median(pss):.0f} MB, highest "
           f"{pss[-1]:.0f} MB")
     results.figures = {"recognizer": args.recognizer, "game": args.game, "whisper_model": args.whisper_model,
+                       "voice_whole": args.voice_whole,
                        "runs": len(runs), "peak_rss_mb": round(peaks[-1], 1),
                        "median_peak_rss_mb": round(statistics.median(peaks), 1),
                        "peak_rss_mb_each": [round(held.rss / 1024, 1) for held in runs],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import threading
 import time
@@ -24,6 +25,7 @@ from assistant.memory import give_back_memory
 from assistant.voice.characters import CharacterSpec
 from assistant.voice.effects import Audio, as_audio, run_chain
 from assistant.voice.text import bounded_chunks
+from assistant.voice.vocoder import SplitError, load_split
 
 BUNDLED_NAMES = ("", "joe", "en_us-joe-medium", "default")
 
@@ -97,14 +99,19 @@ class LoadedVoice:
     rate: int
     piper: object  # piper.PiperVoice (imported lazily: onnxruntime is slow to import)
     load_seconds: float
+    #: why its decoder runs whole rather than in windows (assistant.voice.vocoder); None: in windows
+    whole_because: str | None = None
 
 
 class VoiceBank:
     """Every Piper voice in use, each loaded once."""
 
-    def __init__(self, voices_dir: Path | None = None, threads: int = 0) -> None:
+    def __init__(self, voices_dir: Path | None = None, threads: int = 0, parts_dir: Path | None = None) -> None:
+        """``parts_dir``: where each voice's two parts are kept once cut (assistant.voice.vocoder;
+        None: voices run whole, their memory growing with the sentence)."""
         self.voices_dir = voices_dir or PROJECT_ROOT / "voices"
         self.threads = threads
+        self.parts_dir = parts_dir
         self._voices: dict[Path, LoadedVoice] = {}
         self._load_lock = threading.Lock()
         self._synth_lock = threading.Lock()
@@ -124,20 +131,30 @@ class VoiceBank:
         from piper.config import PiperConfig
 
         start = time.monotonic()
+        ident = voice_id(path)
+        whole_because: str | None = None
         try:
             import json
 
             config = PiperConfig.from_dict(json.loads(Path(f"{path}.json").read_text(encoding="utf-8")))
-            options = onnxruntime.SessionOptions()
-            if self.threads > 0:
-                options.intra_op_num_threads = self.threads
-                options.inter_op_num_threads = 1
-            session = onnxruntime.InferenceSession(str(path), sess_options=options,
-                                                   providers=["CPUExecutionProvider"])
+            try:
+                session: Any = load_split(path, ident, self.parts_dir, self.threads)
+            except SplitError as error:
+                whole_because = str(error)
+                if self.parts_dir is not None:
+                    logging.getLogger(__name__).warning(
+                        "The voice %s runs whole (its memory grows with the sentence: about 20 MB a second of "
+                        "speech): %s", path.name, error)
+                options = onnxruntime.SessionOptions()
+                if self.threads > 0:
+                    options.intra_op_num_threads = self.threads
+                    options.inter_op_num_threads = 1
+                session = onnxruntime.InferenceSession(str(path), sess_options=options,
+                                                       providers=["CPUExecutionProvider"])
             voice = PiperVoice(session=ShrinkingSession(session), config=config)
         except Exception as error:  # a corrupt model or config: name it, don't crash the game
             raise VoiceMissing(f"cannot load Piper voice {path}: {error}") from error
-        return LoadedVoice(path, voice_id(path), int(config.sample_rate), voice, time.monotonic() - start)
+        return LoadedVoice(path, ident, int(config.sample_rate), voice, time.monotonic() - start, whole_because)
 
     @contextlib.contextmanager
     def _turn(self, foreground: bool) -> Iterator[None]:

@@ -27,6 +27,7 @@ from assistant.voice.effects import Audio, from_int16, to_int16
 from assistant.voice.sounds import SoundBoard, sound_table
 from assistant.voice.synth import VoiceBank, VoiceMissing, resolve_voice, voice_id
 from assistant.voice.text import default_pronounce, spoken_sentences
+from assistant.voice.vocoder import parts_dir
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,12 @@ class Voices:
         Raises VoiceMissing only when not even the bundled voice is there.
         """
         settings = VoiceSettings.from_config(config)
-        bank = VoiceBank(settings.voices_dir, settings.threads)
+        cache = PhraseCache(settings.cache_dir, settings.memory_cache_mb << 20)
+        if cache.write_problem:
+            config.problems.append(f"{config.where('voice.cache_dir')}: {cache.write_problem}; "
+                                   "phrases are kept in memory only.")
+        bank = VoiceBank(settings.voices_dir, settings.threads,
+                         parts_dir(None if cache.write_problem else settings.cache_dir))
         specs: dict[str, CharacterSpec] = {}
         fingerprints: dict[str, str] = {}
         ids: dict[Path, str] = {}
@@ -129,10 +135,6 @@ class Voices:
                 ids[path] = voice_id(path)
             specs[name] = spec
             fingerprints[name] = spec.fingerprint(ids[path])
-        cache = PhraseCache(settings.cache_dir, settings.memory_cache_mb << 20)
-        if cache.write_problem:
-            config.problems.append(f"{config.where('voice.cache_dir')}: {cache.write_problem}; "
-                                   "phrases are kept in memory only.")
         sounds = SoundBoard(sound_table(config), _rate_of(next(iter(ids))))
         voices = cls(settings, specs, bank, cache, fingerprints, sounds)
         if load == "now":
