@@ -25,16 +25,19 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.hearing.whisper_engine import DEFAULT_WHISPER_MODEL, KNOWN_MODELS  # noqa: E402
 from assistant.voice.vocoder import PARTS_ENV  # noqa: E402
 from bench.results import Results  # noqa: E402
-from tests.audio_env import ensure_audio, private_mic, private_sink  # noqa: E402
+from tests.audio_env import RATE, Recorder, ensure_audio, private_mic, private_sink  # noqa: E402
 from tests.test_live_e2e import Lines, MicFeeder, piper_clip  # noqa: E402
 
 #: What is said and the start of the answer awaited (None: table talk, no answer: the hybrid
@@ -47,6 +50,8 @@ STEPS: list[tuple[str, str | None]] = [
     # a long answer (130 characters, as long as "Say again? You can say: ..." after a miss): Piper's
     # working memory grows with the sentence it says unless its decoder runs in windows
     ("what can I say", "BSAT1: You can say")]
+#: times a step is said before it is given up (a misheard command is said again)
+TRIES = 3
 #: The noise suppressor's library, loaded only for a second hearing (assistant/hearing/audio.py)
 SUPPRESSOR_LIBRARY = "webrtc_noise_gain"
 
@@ -96,6 +101,7 @@ class Peaks:
     parts: tuple[int, ...] = ()
     pss: int = 0
     children_seen: int = 0
+    answered: int = 0  # the steps that got their answer
     suppressor: bool = False  # the second hearing's library was seen loaded in the assistant
 
     def read(self, pid: int) -> None:
@@ -114,6 +120,31 @@ class Peaks:
         self.pss = max(self.pss, pss)
 
 
+def printed(out: Lines, start: str, since: int, timeout: float) -> bool:
+    """Whether a line starting ``start`` is printed (after line ``since``) within ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(line.startswith(start) for line in out.lines[since:]):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def settle(recorder: Recorder, since: int, answered: bool, quiet: float = 0.8, timeout: float = 60.0) -> None:
+    """Until the speaker, having said something after sample ``since`` (``answered``: a line was
+    printed, its audio follows), has been silent for ``quiet`` s; then a player's pause. The
+    assistant listens only when it is not talking."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        after = np.abs(recorder.samples()[since:].astype(np.int32))
+        loud = np.nonzero(after > 1000)[0]
+        if len(loud) or not answered:
+            if len(after) - (loud[-1] + 1 if len(loud) else 0) > RATE * quiet:
+                break
+        time.sleep(0.1)
+    time.sleep(1.0)
+
+
 def measure(recognizer: str, game: str, whisper_model: str = DEFAULT_WHISPER_MODEL,
             voice_whole: bool = False) -> tuple[int, Peaks, list[str]]:
     ensure_audio()
@@ -123,9 +154,9 @@ def measure(recognizer: str, game: str, whisper_model: str = DEFAULT_WHISPER_MOD
                           f"hearing:\n  whisper:\n    model: {whisper_model}\n",
                           encoding="utf-8")
         errors = (Path(tmp) / "stderr.txt").open("w")
-        with errors, private_sink("memory"), private_mic("memory") as mic:
-            feeder = MicFeeder(mic)
-            feeder.thread.start()
+        with (errors, private_sink("memory") as sink, private_mic("memory") as mic,
+              Recorder(f"{sink}.monitor") as recorder):
+            feeder = MicFeeder(mic).start()
             proc = subprocess.Popen([sys.executable, "-m", "assistant", "--config", str(config), "play", game,
                                      "--seed", "1", "--new"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=errors, text=True,
@@ -134,28 +165,45 @@ def measure(recognizer: str, game: str, whisper_model: str = DEFAULT_WHISPER_MOD
                                          **({PARTS_ENV: str(config)} if voice_whole else {})})
             out = Lines(proc.stdout)
             held = Peaks()
+            done = threading.Event()
+
+            def watch() -> None:
+                while not done.is_set():
+                    held.read(proc.pid)
+                    time.sleep(0.1)
+
+            watcher = threading.Thread(target=watch, name="memory-watch", daemon=True)
             try:
+                mark = len(recorder.samples())
                 try:
                     out.wait_for("BSAT1: Enter skill.", timeout=120)
                 except AssertionError:
                     errors.flush()
                     raise AssertionError(f"the game did not start; its stderr:\n"
                                          f"{(Path(tmp) / 'stderr.txt').read_text()}") from None
-                time.sleep(3.0)  # while it talks, the microphone is not listened to
+                watcher.start()
+                settle(recorder, mark, answered=True)  # while it talks, the microphone is not listened to
                 for text, answer in STEPS:
-                    seen = len(out.lines)
-                    feeder.say(piper_clip(text))
-                    deadline = time.monotonic() + (15 if answer is not None else 8)
-                    while time.monotonic() < deadline and not (answer is not None and any(
-                            line.startswith(answer) for line in out.lines[seen:])):
-                        held.read(proc.pid)
-                        time.sleep(0.1)
-                    time.sleep(4.0)
-                held.read(proc.pid)
+                    clip = piper_clip(text)
+                    if answer is None:  # table talk: nothing is answered; every stage hears it
+                        feeder.say(clip)
+                        time.sleep(8.0)
+                        continue
+                    for _ in range(TRIES):  # a misheard command is said again, as a player would
+                        seen, mark = len(out.lines), len(recorder.samples())
+                        feeder.say(clip)
+                        heard = printed(out, answer, seen, timeout=20.0)
+                        settle(recorder, mark, heard)
+                        if heard:
+                            held.answered += 1
+                            break
             finally:
+                done.set()
+                if watcher.is_alive():
+                    watcher.join(timeout=5)
                 proc.terminate()
                 proc.wait(timeout=20)
-                feeder.stop.set()
+                feeder.close()
             return proc.pid, held, out.lines
 
 
@@ -198,7 +246,9 @@ def _main(args: argparse.Namespace, results: Results) -> int:
               f"{args.whisper_model}{'; the voice run whole' if args.voice_whole else ''}): peak resident memory "
               f"{held.rss / 1024:.0f} MB ({parts} MB: the assistant, "
               f"then its microphone process); highest Pss seen, shared pages counted once: {held.pss / 1024:.0f} MB")
-        print(f"  ({len(lines)} lines said; last: {lines[-1] if lines else '-'})")
+        asked = sum(answer is not None for _, answer in STEPS)
+        print(f"  ({held.answered} of {asked} steps answered, each said up to {TRIES} times; {len(lines)} lines "
+              f"said; last: {lines[-1] if lines else '-'})")
         runs.append(held)
     peaks = sorted(held.rss / 1024 for held in runs)
     pss = sorted(held.pss / 1024 for held in runs)
@@ -207,7 +257,8 @@ def _main(args: argparse.Namespace, results: Results) -> int:
           f"{peaks[-1]:.0f} MB, lowest {peaks[0]:.0f} MB; Pss median {statistics.median(pss):.0f} MB, highest "
           f"{pss[-1]:.0f} MB")
     results.figures = {"recognizer": args.recognizer, "game": args.game, "whisper_model": args.whisper_model,
-                       "voice_whole": args.voice_whole,
+                       "voice_whole": args.voice_whole, "steps_answered_each": [held.answered for held in runs],
+                       "steps_asked": sum(answer is not None for _, answer in STEPS),
                        "runs": len(runs), "peak_rss_mb": round(peaks[-1], 1),
                        "median_peak_rss_mb": round(statistics.median(peaks), 1),
                        "peak_rss_mb_each": [round(held.rss / 1024, 1) for held in runs],
