@@ -15,6 +15,8 @@ shared libraries counted in each), and the highest sum of their Pss seen (shared
 between them). The peak falls on a short burst (Piper saying a sentence, Whisper's encoder, on
 top of whatever the rest hold then), so it moves by tens of MB between runs of the same code:
 the steps are played ``--runs`` times, each in a new process, and every run is reported.
+Each run has a fresh phrase cache, so every line is synthesized as a game's live lines are
+(the voice's parts, assistant/voice/vocoder.py, are cut once for all the runs).
 """
 
 from __future__ import annotations
@@ -146,12 +148,16 @@ def settle(recorder: Recorder, since: int, answered: bool, quiet: float = 0.8, t
 
 
 def measure(recognizer: str, game: str, whisper_model: str = DEFAULT_WHISPER_MODEL,
-            voice_whole: bool = False) -> tuple[int, Peaks, list[str]]:
+            voice_whole: bool = False, parts: Path | None = None) -> tuple[int, Peaks, list[str]]:
+    """One run: ``parts``, the folder the voice's parts are kept in between runs (None: the
+    run's own, cut again)."""
     ensure_audio()
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "config.yaml"
+        # a fresh phrase cache: every line is synthesized, as a game's live lines are (rather than
+        # read from whatever an earlier run left in the project's voices/cache)
         config.write_text(f"recognizer: {recognizer}\nkeypad:\n  source: none\nvoice:\n  render_at_start: false\n"
-                          f"hearing:\n  whisper:\n    model: {whisper_model}\n",
+                          f"  cache_dir: {Path(tmp) / 'voices'}\nhearing:\n  whisper:\n    model: {whisper_model}\n",
                           encoding="utf-8")
         errors = (Path(tmp) / "stderr.txt").open("w")
         with (errors, private_sink("memory") as sink, private_mic("memory") as mic,
@@ -162,7 +168,8 @@ def measure(recognizer: str, game: str, whisper_model: str = DEFAULT_WHISPER_MOD
                                     stderr=errors, text=True,
                                     env={**os.environ, "ASSISTANT_STATE_DIR": str(Path(tmp) / "state"),
                                          # a file where the voice's parts would go: it cannot be cut, runs whole
-                                         **({PARTS_ENV: str(config)} if voice_whole else {})})
+                                         **({PARTS_ENV: str(config)} if voice_whole else
+                                            {PARTS_ENV: str(parts)} if parts is not None else {})})
             out = Lines(proc.stdout)
             held = Peaks()
             done = threading.Event()
@@ -236,20 +243,21 @@ def _main(args: argparse.Namespace, results: Results) -> int:
         print("--runs must be at least 1", file=sys.stderr)
         return 2
     runs: list[Peaks] = []
-    for run in range(args.runs):
-        _, held, lines = measure(args.recognizer, args.game, args.whisper_model, args.voice_whole)
-        if held.children_seen == 0:
-            print("no microphone process was seen: the figure would leave it out", file=sys.stderr)
-            return 1
-        parts = " + ".join(f"{kib / 1024:.0f}" for kib in held.parts)
-        print(f"run {run + 1} of {args.runs}: assistant play {args.game} (recognizer: {args.recognizer}, Whisper "
-              f"{args.whisper_model}{'; the voice run whole' if args.voice_whole else ''}): peak resident memory "
-              f"{held.rss / 1024:.0f} MB ({parts} MB: the assistant, "
-              f"then its microphone process); highest Pss seen, shared pages counted once: {held.pss / 1024:.0f} MB")
-        asked = sum(answer is not None for _, answer in STEPS)
-        print(f"  ({held.answered} of {asked} steps answered, each said up to {TRIES} times; {len(lines)} lines "
-              f"said; last: {lines[-1] if lines else '-'})")
-        runs.append(held)
+    with tempfile.TemporaryDirectory(prefix="voice-parts-") as parts:  # the voice is cut once (its own process)
+        for run in range(args.runs):
+            _, held, lines = measure(args.recognizer, args.game, args.whisper_model, args.voice_whole, Path(parts))
+            if held.children_seen == 0:
+                print("no microphone process was seen: the figure would leave it out", file=sys.stderr)
+                return 1
+            shares = " + ".join(f"{kib / 1024:.0f}" for kib in held.parts)
+            print(f"run {run + 1} of {args.runs}: assistant play {args.game} (recognizer: {args.recognizer}, Whisper "
+                  f"{args.whisper_model}{'; the voice run whole' if args.voice_whole else ''}): peak resident memory "
+                  f"{held.rss / 1024:.0f} MB ({shares} MB: the assistant, then its microphone process); highest "
+                  f"Pss seen, shared pages counted once: {held.pss / 1024:.0f} MB")
+            asked = sum(answer is not None for _, answer in STEPS)
+            print(f"  ({held.answered} of {asked} steps answered, each said up to {TRIES} times; {len(lines)} lines "
+                  f"said; last: {lines[-1] if lines else '-'})")
+            runs.append(held)
     peaks = sorted(held.rss / 1024 for held in runs)
     pss = sorted(held.pss / 1024 for held in runs)
     highest = max(runs, key=lambda held: held.rss)
