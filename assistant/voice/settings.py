@@ -17,7 +17,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("voice.voices_dir", "voices", "Where the Piper voices named under characters are looked for.",
             path=True),
     Setting("voice.render_at_start", True, "Render the game's fixed phrases in the background when it starts."),
-    Setting("voice.memory_cache_mb", 64, "Memory for rendered phrases, in MB.", minimum=1, maximum=4096),
+    Setting("voice.memory_cache_mb", 16, "Memory for the most recent rendered phrases, in MB (the rest are read "
+            "again from cache_dir).", minimum=1, maximum=4096),
     Setting("voice.pause_seconds", 0.12, "Silence after each sentence, in seconds.", minimum=0.0, maximum=2.0),
     Setting("voice.threads", 0, "Processor threads for Piper (0 = all cores).", minimum=0, maximum=64),
     Setting("voice.glitch_seed", -1, "A number makes BSat1's live glitches the same every run (-1: random).",

@@ -39,7 +39,7 @@ class VoiceSettings:
     voices_dir: Path = PROJECT_ROOT / "voices"
     threads: int = 0
     render_at_start: bool = True
-    memory_cache_mb: int = 64
+    memory_cache_mb: int = 16
     pause_seconds: float = 0.12
     pronounce: dict[str, str] = field(default_factory=default_pronounce)
 
