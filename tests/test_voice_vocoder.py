@@ -158,6 +158,8 @@ def test_torn_parts_are_thrown_away_and_cut_again(tmp_path: Path) -> None:
         load_split(bundled_voice(), ident, tmp_path)
     assert not folder.exists()
     assert VoiceBank(parts_dir=tmp_path).load("").whole_because is None  # cut again
+    (folder / MANIFEST).unlink()  # parts without their manifest (a folder someone else left)
+    assert VoiceBank(parts_dir=tmp_path).load("").whole_because is None and (folder / MANIFEST).is_file()
 
 
 def test_the_environment_names_the_parts_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

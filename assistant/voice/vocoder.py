@@ -237,6 +237,7 @@ def load_split(model: Path, ident: str, cache: Path | None, threads: int = 0) ->
         raise SplitError("no folder to keep its parts in (voice.cache_dir)")
     folder = split_folder(cache, ident)
     if not (folder / MANIFEST).is_file():
+        shutil.rmtree(folder, ignore_errors=True)  # a folder without its manifest is not a cut voice
         _cut_in_own_process(model, folder)
     import onnxruntime
 
