@@ -27,6 +27,7 @@ FIXES = {
     "speaker": "plug in a speaker (or set voice.output_device)",
     "recognizer": "./start.sh (or `assistant setup`) installs the missing packages and models",
     "speech": "./start.sh installs the missing packages",
+    "voice memory": "./start.sh installs the missing packages",
     "private presses": "connect the keypad, or set keypad.source",
     "status light": "check keypad.gpio.led",
     "saved games": "set state_dir to a folder that can be written",
@@ -125,7 +126,25 @@ def voices(doctor: Doctor) -> bool:
 
         return f"Piper voice {bundled_voice().name} (characters in config.yaml: virus, bsat1, narrator)"
 
-    return doctor.check("speech", speech)
+    def memory() -> str:  # its decoder in windows (assistant/voice/vocoder.py), or why not
+        import importlib.util
+
+        from assistant.voice.synth import bundled_voice, voice_id
+        from assistant.voice.vocoder import MANIFEST, parts_dir, split_folder
+        from assistant.voice.voices import VoiceSettings
+
+        if importlib.util.find_spec("onnx") is None:
+            raise RuntimeError("the onnx package is missing, so the voice runs whole: its memory grows by about "
+                               "20 MB a second of each sentence it says")
+        folder = parts_dir(VoiceSettings.from_config(doctor.config).cache_dir)
+        if folder is None:
+            return "the voice runs whole (no folder to keep its parts in)"
+        cut = split_folder(folder, voice_id(bundled_voice()))
+        if (cut / MANIFEST).is_file():
+            return f"the voice's decoder runs in windows (its parts in {cut})"
+        return "the voice is cut in two when first loaded (`assistant setup` does it), then runs in bounded memory"
+
+    return doctor.check("speech", speech) & doctor.check("voice memory", memory)
 
 
 def keypad(doctor: Doctor) -> bool:

@@ -94,3 +94,29 @@ def test_a_state_folder_under_proc_is_reported_truthfully(tmp_path: Path) -> Non
     assert "part of its path is not a folder" not in result.stdout
     assert "set state_dir to a folder that can be written" in result.stdout.splitlines()[-1]
     assert not Path("/proc/omega-state").exists()
+
+
+def test_the_voice_memory_line_says_whether_the_voice_is_cut(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cut: in windows; not cut yet (a fresh cache folder): it will be; with the onnx package
+    missing: a problem, and the closing line's fix is ./start.sh."""
+    import importlib.util
+
+    from assistant.config import Config
+    from assistant.doctor import Doctor, voices
+    from assistant.voice.synth import VoiceBank
+    from assistant.voice.vocoder import PARTS_ENV, parts_dir
+
+    VoiceBank(parts_dir=parts_dir(None)).load("")  # cut (or already cut) where the tests keep it
+    assert voices(Doctor(Config.from_text("")))
+    assert "ok       voice memory: the voice's decoder runs in windows" in capsys.readouterr().out
+    monkeypatch.delenv(PARTS_ENV, raising=False)
+    config = Config.from_text(f"voice:\n  cache_dir: {tmp_path / 'cache'}\n")
+    assert voices(Doctor(config))
+    assert "ok       voice memory: the voice is cut in two when first loaded" in capsys.readouterr().out
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "onnx" else real(name, *a))
+    checked = Doctor(config)
+    assert not voices(checked)
+    assert "PROBLEM  voice memory: the onnx package is missing, so the voice runs whole" in capsys.readouterr().out
+    assert checked.fixes == ["./start.sh installs the missing packages"]
