@@ -14,7 +14,7 @@ import pytest
 
 from assistant.games import game_module
 from assistant.hearing.grammar import WordGraph
-from assistant.hearing.whisper_decoder import Decoder, ModelFileError, Reader, read_variables
+from assistant.hearing.whisper_decoder import Decoder, ModelFileError, Reader, log_softmax32, read_variables
 from assistant.hearing.whisper_engine import WhisperTranscriber, find_model
 from tests.support.spoken import ClipMaker, Speaker
 
@@ -231,3 +231,13 @@ def test_a_loop_of_one_token_ends_the_reading_once_its_score_is_settled(whisper:
     # at the sixth
     assert ids == [one] * 6
     assert len(rows) == len(ids)
+
+
+def test_log_probabilities_in_place_are_the_same_numbers() -> None:
+    scores = np.random.default_rng(3).normal(0, 8, (5, 51864)).astype(np.float32)
+    kept = scores.copy()
+    apart = log_softmax32(scores)
+    assert np.array_equal(scores, kept)  # left as it was
+    inside = log_softmax32(scores, overwrite=True)
+    assert inside is scores and np.array_equal(inside, apart)
+    assert np.allclose(np.exp(apart.astype(np.float64)).sum(axis=1), 1.0, atol=1e-4)

@@ -335,10 +335,13 @@ class Decoder:
         return turned
 
 
-def log_softmax32(logits: Array) -> Array:
-    """Log probabilities from raw scores (last axis), in float32."""
-    shifted = logits - logits.max(axis=-1, keepdims=True)
-    out: Array = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+def log_softmax32(logits: Array, overwrite: bool = False) -> Array:
+    """Log probabilities from raw scores (last axis), in float32; ``overwrite``: in ``logits``
+    itself (the grammar search's scores are (states, vocabulary): one temporary fewer of that
+    size per call, the same numbers)."""
+    out: Array = logits if overwrite else logits.copy()
+    out -= out.max(axis=-1, keepdims=True)
+    out -= np.log(np.exp(out).sum(axis=-1, keepdims=True))
     return out
 
 
@@ -388,7 +391,7 @@ class Reader:
         just after the text: (len(text) + 1 - since, vocabulary). One product with the output
         embedding for all of them."""
         rows = [hidden[first:] for hidden, first in zip(self.hidden(texts), since, strict=True)]
-        scores = log_softmax32(self.decoder.logits(np.concatenate(rows)))
+        scores = log_softmax32(self.decoder.logits(np.concatenate(rows)), overwrite=True)
         out, at = [], 0
         for row in rows:
             out.append(scores[at:at + len(row)])
