@@ -25,7 +25,7 @@ from assistant.memory import give_back_memory
 from assistant.voice.characters import CharacterSpec
 from assistant.voice.effects import Audio, as_audio, run_chain
 from assistant.voice.text import bounded_chunks
-from assistant.voice.vocoder import SplitError, load_split
+from assistant.voice.vocoder import SplitError, load_split, open_session
 
 BUNDLED_NAMES = ("", "joe", "en_us-joe-medium", "default")
 
@@ -126,7 +126,6 @@ class VoiceBank:
             return self._voices[path]
 
     def _load(self, path: Path) -> LoadedVoice:
-        import onnxruntime
         from piper import PiperVoice
         from piper.config import PiperConfig
 
@@ -145,12 +144,7 @@ class VoiceBank:
                     logging.getLogger(__name__).warning(
                         "The voice %s runs whole (its memory grows with the sentence: about 20 MB a second of "
                         "speech): %s", path.name, error)
-                options = onnxruntime.SessionOptions()
-                if self.threads > 0:
-                    options.intra_op_num_threads = self.threads
-                    options.inter_op_num_threads = 1
-                session = onnxruntime.InferenceSession(str(path), sess_options=options,
-                                                       providers=["CPUExecutionProvider"])
+                session = open_session(path, self.threads)
             voice = PiperVoice(session=ShrinkingSession(session), config=config)
         except Exception as error:  # a corrupt model or config: name it, don't crash the game
             raise VoiceMissing(f"cannot load Piper voice {path}: {error}") from error

@@ -178,13 +178,20 @@ def _feed(inputs: list[str], phonemes: int) -> dict[str, npt.NDArray[Any]]:
     return {name: known[name] for name in inputs}
 
 
-def _sessions(split_folder: Path) -> tuple[Any, Any]:
+def open_session(model: Path, threads: int = 0) -> Any:
+    """An onnxruntime session of ``model`` on the CPU (``threads``: its threads; 0: all cores)."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
-    return tuple(onnxruntime.InferenceSession(str(split_folder / name), sess_options=options,  # type: ignore[return-value]
-                                              providers=["CPUExecutionProvider"]) for name in (FRONT, DECODER))
+    if threads > 0:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def _sessions(folder: Path, threads: int = 1) -> tuple[Any, Any]:
+    """The front part's and the decoder's sessions of the voice cut into ``folder``."""
+    return open_session(folder / FRONT, threads), open_session(folder / DECODER, threads)
 
 
 def _timed(folder: Path, inputs: list[str], cut: list[str]) -> tuple[str, ...]:
@@ -239,16 +246,9 @@ def load_split(model: Path, ident: str, cache: Path | None, threads: int = 0) ->
     if not (folder / MANIFEST).is_file():
         shutil.rmtree(folder, ignore_errors=True)  # a folder without its manifest is not a cut voice
         _cut_in_own_process(model, folder)
-    import onnxruntime
-
     try:
         split = Split.read(folder)
-        options = onnxruntime.SessionOptions()
-        if threads > 0:
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-        front, decoder = (onnxruntime.InferenceSession(str(folder / name), sess_options=options,
-                                                       providers=["CPUExecutionProvider"]) for name in (FRONT, DECODER))
+        front, decoder = _sessions(folder, threads)
     except Exception as error:  # a torn or foreign folder: cut again next time
         shutil.rmtree(folder, ignore_errors=True)
         raise SplitError(f"its parts in {folder} would not load ({error}); they are cut again next time") from error
