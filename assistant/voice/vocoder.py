@@ -121,9 +121,6 @@ class WindowedSession:
                                   cut, self.split.timed)
         return [audio.reshape(1, 1, -1)]
 
-    def get_inputs(self) -> Any:
-        return self.front.get_inputs()
-
 
 # ----------------------------------------------------------------- cutting a voice (own process)
 
