@@ -9,8 +9,12 @@ start, so ``DeviceSink.open`` writes a moment of silence right away, at start-up
 from __future__ import annotations
 
 import atexit
+import signal
+import threading
 import time
 import wave
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -130,8 +134,36 @@ def rescan_devices() -> None:
     started) since it was first asked is found. PortAudio only lists devices when it starts;
     restarting it closes every stream, so the caller closes its streams first."""
     sd = import_sounddevice()
-    sd._terminate()
-    sd._initialize()
+    with interrupts_held():
+        sd._terminate()
+        sd._initialize()
+
+
+@contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Ctrl-C (and SIGTERM, which the CLI turns into Ctrl-C) wait until the block is done.
+
+    sounddevice counts PortAudio's starts in Python after the C call returns: an interrupt
+    landing just after PortAudio stopped, before the count went down, left the count at one
+    with PortAudio stopped, and at exit sounddevice stopped it again and printed a traceback.
+    Python only runs signal handlers in the main thread; elsewhere there is nothing to hold."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    wanted = [signal.SIGINT, signal.SIGTERM]
+    before = {number: signal.signal(number, lambda got, _frame: caught.append(got)) for number in wanted}
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+        if caught:
+            handler = before[caught[0]]
+            if callable(handler):
+                handler(caught[0], None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(caught[0])
 
 
 def find_output(query: str) -> tuple[int | None, str, list[str]]:
