@@ -150,9 +150,12 @@ def interrupts_held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    caught: list[int] = []
+    caught: list[signal.Signals] = []
     wanted = [signal.SIGINT, signal.SIGTERM]
-    before = {number: signal.signal(number, lambda got, _frame: caught.append(got)) for number in wanted}
+    def hold(got: int, _frame: object) -> None:
+        caught.append(signal.Signals(got))
+
+    before = {number: signal.signal(number, hold) for number in wanted}
     try:
         yield
     finally:
