@@ -14,7 +14,16 @@ import pytest
 
 from assistant.games import game_module
 from assistant.hearing.grammar import WordGraph
-from assistant.hearing.whisper_decoder import Decoder, ModelFileError, Reader, log_softmax32, read_variables
+from assistant.hearing.whisper_decoder import (
+    Decoder,
+    Int8Product,
+    ModelFileError,
+    Reader,
+    log_softmax32,
+    product_model,
+    read_variables,
+    without_decoder,
+)
 from assistant.hearing.whisper_engine import WhisperTranscriber, find_model
 from tests.support.spoken import ClipMaker, Speaker
 
@@ -33,29 +42,42 @@ def whisper(tmp_path_factory: pytest.TempPathFactory) -> WhisperTranscriber:
     return transcriber
 
 
+@pytest.fixture(scope="module")
+def ctranslate2_s(whisper: WhisperTranscriber, tmp_path_factory: pytest.TempPathFactory) -> WhisperTranscriber:
+    """The same model and clip with every decoding on CTranslate2's decoder (the whole model)."""
+    folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
+    transcriber = WhisperTranscriber.load(folder, numpy_decoder=False)
+    assert transcriber.decoder is None
+    assert whisper._heard is not None
+    assert transcriber.listen(whisper._heard[0], short=True)
+    return transcriber
+
+
 def tokens(whisper: WhisperTranscriber, text: str) -> tuple[int, ...]:
     return tuple(whisper.tokenizer.encode(text, add_special_tokens=False).ids)
 
 
-def test_its_scores_are_ctranslate2_s_to_within_int8_rounding(whisper: WhisperTranscriber) -> None:
+def test_its_scores_are_ctranslate2_s_to_within_int8_rounding(whisper: WhisperTranscriber,
+                                                              ctranslate2_s: WhisperTranscriber) -> None:
     """The same texts over the same audio: CTranslate2 (int8 weights and activations) and this
-    decoder (int8 weights, float32 activations) give each token's log probability within 0.4
-    nat, and each text's within 0.6 nat or 3% of it, whichever is more, on this clip. (The
-    rounding is CTranslate2's int8 kernels', which differ with the CPU: "Attack the red
-    commando", a 37-nat text on this clip of "explore one two zero", came within 0.6 nat on the
-    machine this test was written on and 0.72 apart on one whose CPU lacks AVX2; on other
-    clips, for sentences far below what was said, the gap reaches about 1 nat a text.)"""
+    decoder (int8 weights; float32 activations but for the output layer's, rounded to 8 bits
+    in onnxruntime) give each token's log probability within 0.6 nat, and each text's within
+    0.6 nat or 3% of it, whichever is more, on this clip. (Both round to 8 bits, each its own
+    way, and CTranslate2's kernels differ with the CPU: "Attack the red commando", a 37-nat
+    text on this clip of "explore one two zero", came 0.92 nat apart here, its "the" 0.49; 0.72
+    and 0.38 with numpy's float32 output layer; on other clips, for sentences far below what
+    was said, the gap reaches about 1 nat a text.)"""
     texts = [tokens(whisper, text) for text in TEXTS]
-    theirs = whisper._logprobs_ct2(texts, [0] * len(texts))
+    theirs = ctranslate2_s.logprobs(texts, [0] * len(texts))
     ours = whisper.reader().logprobs(texts, [0] * len(texts))
     for text, a, b in zip(texts, theirs, ours, strict=True):
         assert a.shape == b.shape == (len(text) + 1, whisper.decoder.vocabulary)  # type: ignore[union-attr]
         said_a = [float(a[i, token]) for i, token in enumerate(text)] + [float(a[-1, whisper.end])]
         said_b = [float(b[i, token]) for i, token in enumerate(text)] + [float(b[-1, whisper.end])]
-        assert np.allclose(said_a, said_b, atol=0.4), (text, said_a, said_b)
+        assert np.allclose(said_a, said_b, atol=0.6), (text, said_a, said_b)
         assert abs(sum(said_a) - sum(said_b)) < max(0.6, 0.03 * abs(sum(said_a))), (text, sum(said_a), sum(said_b))
         # what either finds likeliest next, the other finds as likely to within int8's rounding
-        assert all(row_b[int(np.argmax(row_a))] >= row_b.max() - 0.4 for row_a, row_b in zip(a, b, strict=True))
+        assert all(row_b[int(np.argmax(row_a))] >= row_b.max() - 0.6 for row_a, row_b in zip(a, b, strict=True))
         assert np.allclose(np.exp(b).sum(axis=1), 1.0, atol=1e-3)
 
 
@@ -70,9 +92,12 @@ def test_reading_on_from_a_shorter_text_is_reading_from_the_start(whisper: Whisp
     for n in range(1, len(text) + 1):
         stepwise.logprobs([text[:n]], [n])
     whole = Reader(decoder, cut[0], whisper._start(""))
+    assert np.allclose(stepwise.hidden([text])[0], whole.hidden([text])[0], rtol=1e-5, atol=1e-4)
     a = stepwise.logprobs([text], [0])[0]
     b = whole.logprobs([text], [0])[0]
-    assert np.allclose(a, b, atol=1e-4)
+    # the output layer rounds the states to 8 bits: a difference of 1e-6 can round a value the
+    # other way (a few hundredths of a nat at most)
+    assert np.allclose(a, b, atol=0.05)
 
 
 def test_texts_read_together_are_read_as_each_alone(whisper: WhisperTranscriber) -> None:
@@ -86,12 +111,12 @@ def test_texts_read_together_are_read_as_each_alone(whisper: WhisperTranscriber)
         assert np.allclose(rows, alone, atol=1e-4)
 
 
-def test_its_products_are_the_plain_ones_for_any_number_of_rows(whisper: WhisperTranscriber) -> None:
-    """The output layer and a layer's products are worked out token-major and turned round (the
-    cheaper way for OpenBLAS): each row of the result is that row's plain product with the
+def test_its_products_are_the_plain_ones_for_any_number_of_rows() -> None:
+    """Numpy's output layer and a layer's products are worked out token-major and turned round
+    (the cheaper way for OpenBLAS): each row of the result is that row's plain product with the
     widened weights, for one row as for many."""
-    decoder = whisper.decoder
-    assert decoder is not None
+    decoder = Decoder.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")) / "model.bin", int8=False)
+    assert decoder.output is None and decoder.embedding is not None
     rng = np.random.default_rng(7)
     wide = decoder.embedding.astype(np.float32) * decoder.scales[:, None]
     ffn = decoder.layers[0].ffn_in
@@ -106,22 +131,99 @@ def test_its_products_are_the_plain_ones_for_any_number_of_rows(whisper: Whisper
         assert np.allclose(out, hidden @ ffn_wide.T + ffn.bias, rtol=1e-4, atol=1e-3)
 
 
-def test_whisper_s_own_reading_on_it_is_ctranslate2_s(whisper: WhisperTranscriber) -> None:
+def test_onnxruntime_s_int8_products_are_numpy_s_and_each_state_scored_alone(whisper: WhisperTranscriber) -> None:
+    """With its products in onnxruntime's int8 kernels (the input rounded to 8 bits, as
+    CTranslate2's int8 does), a real reading's log probabilities are numpy's float32 decoder's
+    to within that rounding (as far apart as CTranslate2's and numpy's float32 are), for one
+    state as for many; a state's scores are the same whatever is given with it (each state
+    rounded on its own scale); and the embedding's rows come from the model file, rounded as
+    numpy's kept int8 matrix rounds them."""
+    decoder = whisper.decoder
+    assert decoder is not None and decoder.output is not None, decoder.int8_because if decoder else ""
+    assert decoder.embedding is None  # let go: the rows are read from the mapped model file
+    plain = Decoder.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")) / "model.bin", int8=False)
+    some = [0, 7, 50256, decoder.vocabulary - 1]
+    assert np.array_equal(decoder.embed(some), plain.embed(some))
+    assert all(isinstance(part.product, Int8Product) and part.weight is None
+               for layer in decoder.layers for part in vars(layer).values() if hasattr(part, "product"))
+    cut, _ = whisper.window()
+    texts = [tokens(whisper, text) for text in TEXTS]
+    ours = Reader(decoder, cut[0], whisper._start("")).logprobs(texts, [0] * len(texts))
+    numpy_s = Reader(plain, cut[0], whisper._start("")).logprobs(texts, [0] * len(texts))
+    for text, a, b in zip(texts, ours, numpy_s, strict=True):
+        assert float(np.abs(a - b).max()) < 0.75  # measured: 0.45-0.51 over the whole vocabulary
+        said = [float(a[i, token] - b[i, token]) for i, token in enumerate(text)]
+        assert max(map(abs, said)) < 0.4 and abs(sum(said)) < 1.0  # measured: 0.32 and 0.57 at most
+    hidden = np.concatenate(whisper.reader().hidden(texts))
+    together = log_softmax32(decoder.logits(hidden))
+    assert together.shape == (len(hidden), decoder.vocabulary) and len(hidden) > 12
+    for row in (0, 5, 12):
+        alone = log_softmax32(decoder.logits(hidden[row:row + 1]))[0]
+        assert np.array_equal(alone, together[row])
+
+
+def test_the_int8_product_s_model_is_what_the_onnx_package_reads() -> None:
+    """The one-node ONNX model is written field by field (the onnx package costs 16 MB to
+    import): the onnx package reads it back as the graph meant."""
+    import onnx
+
+    model = onnx.load_from_string(product_model(384, 51864))
+    (node,) = model.graph.node
+    assert (node.op_type, node.domain, list(node.input), list(node.output)) == (
+        "DynamicQuantizeMatMul", "com.microsoft", ["x", "weight", "scale"], ["y"])
+    assert {(o.domain, o.version) for o in model.opset_import} == {("", 17), ("com.microsoft", 1)}
+    weight, scale = model.graph.initializer
+    assert (weight.name, list(weight.dims), weight.data_type) == ("weight", [384, 51864], onnx.TensorProto.INT8)
+    assert (scale.name, list(scale.dims), scale.data_type) == ("scale", [51864], onnx.TensorProto.FLOAT)
+    assert weight.data_location == onnx.TensorProto.EXTERNAL
+    (given,) = model.graph.input
+    assert [d.dim_param or d.dim_value for d in given.type.tensor_type.shape.dim] == ["rows", 384]
+    (made,) = model.graph.output
+    assert [d.dim_param or d.dim_value for d in made.type.tensor_type.shape.dim] == ["rows", 51864]
+
+
+def test_an_int8_product_holds_its_own_copy_of_the_weights() -> None:
+    """onnxruntime is given the weights from memory: the product is the same after the arrays
+    it was made from are gone and their memory used again (it packed its own copy)."""
+    import gc
+
+    rng = np.random.default_rng(5)
+    weight = rng.integers(-127, 128, (1152, 384), dtype=np.int8)
+    scale = rng.uniform(0.001, 0.01, 1152).astype(np.float32)
+    x = rng.standard_normal((4, 384)).astype(np.float32)
+    product = Int8Product(weight.copy(), scale.copy())
+    before = product(x)
+    wide = weight.astype(np.float32) * scale[:, None]
+    assert np.abs(before - x @ wide.T).max() < 0.05 * np.abs(x @ wide.T).max()
+    gc.collect()
+    junk = [np.full((1152, 384), 99, dtype=np.int8) for _ in range(20)]
+    assert np.array_equal(product(x), before)
+    del junk
+
+
+def test_ctranslate2_holds_the_encoder_alone_and_encodes_as_the_whole_model(whisper: WhisperTranscriber,
+                                                                           ctranslate2_s: WhisperTranscriber) -> None:
+    """CTranslate2 is given the model with its decoder cut to one number a weight (the numpy
+    decoder does all the decoding): its encoding of the audio is the whole model's to the bit,
+    and the model it holds is about 29 MB smaller."""
+    folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
+    cut = without_decoder(folder / "model.bin")
+    assert len(cut) < (folder / "model.bin").stat().st_size / 3
+    assert np.array_equal(np.asarray(whisper._encoded), np.asarray(ctranslate2_s._encoded))
+
+
+def test_whisper_s_own_reading_on_it_is_ctranslate2_s(whisper: WhisperTranscriber,
+                                                     ctranslate2_s: WhisperTranscriber) -> None:
     """Whisper's greedy reading of the window, on this decoder and on CTranslate2's: the same
     tokens, and a log probability within half a nat; or the same tokens up to a step where the
     two next tokens they chose (the end counts as one) tie to within int8's rounding in both
     decoders' scores (on a CPU without AVX2, "Next, let run to 0" here against CTranslate2's
     "... to 0." on its own kernels: a full stop and the end within a few hundredths of a nat)."""
     ours, our_rows = whisper._read_own()
-    theirs, their_rows = whisper._read_own_ct2()
+    theirs, their_rows = ctranslate2_s._read_own_ct2()
     if ours == theirs:
         text, logprob = whisper.own_reading()
-        decoder = whisper.decoder
-        try:
-            whisper.decoder = None
-            text_ct2, logprob_ct2 = whisper.own_reading()
-        finally:
-            whisper.decoder = decoder
+        text_ct2, logprob_ct2 = ctranslate2_s.own_reading()
         assert text == text_ct2
         assert abs(logprob - logprob_ct2) < 0.5
         return
@@ -241,3 +343,41 @@ def test_log_probabilities_in_place_are_the_same_numbers() -> None:
     inside = log_softmax32(scores, overwrite=True)
     assert inside is scores and np.array_equal(inside, apart)
     assert np.allclose(np.exp(apart.astype(np.float64)).sum(axis=1), 1.0, atol=1e-4)
+
+
+def test_ctranslate2_refusing_the_cut_model_loads_the_whole_one(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    """A CTranslate2 that checks the decoder's sizes (a later version, say) is given the whole
+    model: the decoder is then held twice, the log says so, and hearing is unchanged."""
+    from assistant.hearing import whisper_engine
+
+    def refused(path: Path) -> bytes:
+        raise RuntimeError("decoder/embeddings/weight has the wrong shape")
+
+    monkeypatch.setattr(whisper_engine, "without_decoder", refused)
+    with caplog.at_level("WARNING"):
+        whisper = WhisperTranscriber.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")))
+    assert whisper.decoder is not None
+    assert "holds Whisper's decoder as well" in caplog.text and "wrong shape" in caplog.text
+    clip = ClipMaker(tmp_path).say("pass", VOICE)
+    assert whisper.hypotheses(clip.tobytes(), "pass, pause, help", 1)[0].lower().startswith("pass")
+
+
+def test_without_onnxruntime_s_int8_kernels_the_products_run_in_numpy(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """When onnxruntime cannot make the int8 products (missing, or too old for the operator),
+    numpy makes them all, from the int8 weights it keeps, and the log says why."""
+    from assistant.hearing import whisper_decoder
+
+    class Missing:
+        def __init__(self, *args: object) -> None:
+            raise ImportError("No module named 'onnxruntime'")
+
+    monkeypatch.setattr(whisper_decoder, "Int8Product", Missing)
+    with caplog.at_level("WARNING"):
+        decoder = Decoder.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")) / "model.bin")
+    assert decoder.output is None and decoder.embedding is not None
+    assert all(part.product is None and part.weight is not None
+               for layer in decoder.layers for part in vars(layer).values() if hasattr(part, "product"))
+    assert "onnxruntime" in decoder.int8_because and "products in numpy" in caplog.text
+    assert decoder.logits(np.ones((2, decoder.width), dtype=np.float32)).shape == (2, decoder.vocabulary)

