@@ -68,7 +68,7 @@ from assistant.hearing import (  # noqa: E402
     open_transcriber,
 )
 from assistant.hearing.moments import listening_moments  # noqa: E402
-from assistant.hearing.whisper_engine import MAX_SECONDS  # noqa: E402
+from assistant.hearing.whisper_engine import MAX_SECONDS, WhisperTranscriber, find_model  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
     CONDITIONS,
     TABLE_TALK,
@@ -186,9 +186,13 @@ def metered(settings: HearingSettings) -> Iterator[tuple[Meter, Callable[[], flo
 
 def reference_job(settings: HearingSettings, maker: BenchClips, trials: int = 5) -> tuple[float, float]:
     """CPU and wall seconds (medians) of Whisper tiny.en hearing a command of about 4 s alone
-    (beam 5, as the published Pi run): the same job as the Pi figure the ratio comes from."""
-    tiny = replace(settings, whisper=replace(settings.whisper, model="faster-whisper-tiny.en", window=MAX_SECONDS))
-    transcriber = open_transcriber(tiny)
+    (beam 5, as the published Pi run): the same job as the Pi figure the ratio comes from, on
+    the same code (CTranslate2's whole model, its decoder too, as faster-whisper runs it; the
+    assistant's own decoding runs on the numpy decoder's int8 products, scaled by the same
+    ratio: an assumption docs/raspberry-pi.md names)."""
+    whisper = replace(settings.whisper, model="faster-whisper-tiny.en", window=MAX_SECONDS)
+    transcriber = WhisperTranscriber.load(find_model(whisper.model, settings.models_dir), whisper,
+                                          numpy_decoder=False)
     clip = maker.say(REFERENCE_TEXT, REFERENCE_SPEAKER)
     audio = clip.tobytes()
     transcriber.transcribe(audio, "")  # the first call is slower
