@@ -28,6 +28,7 @@ FIXES = {
     "recognizer": "./start.sh (or `assistant setup`) installs the missing packages and models",
     "speech": "./start.sh installs the missing packages",
     "voice memory": "./start.sh installs the missing packages",
+    "Whisper decoder": "./start.sh installs the missing packages",
     "private presses": "connect the keypad, or set keypad.source",
     "status light": "check keypad.gpio.led",
     "saved games": "set state_dir to a folder that can be written",
@@ -115,6 +116,23 @@ def hearing(doctor: Doctor) -> bool:
             return doctor_check(settings.vosk_folder)
 
         ok &= doctor.check("Vosk model", vosk_model)
+    choice = choose(settings)
+    if "whisper" in (choice.engine, choice.second):
+
+        def whisper_decoder() -> str:  # its products in int8 (assistant/hearing/whisper_decoder.py), or why not
+            import numpy as np
+
+            from assistant.hearing.whisper_decoder import Int8Product
+
+            try:
+                product = Int8Product(np.eye(4, dtype=np.int8), np.ones(4, dtype=np.float32))
+                product(np.ones((1, 4), dtype=np.float32))
+            except Exception as error:
+                raise RuntimeError(f"onnxruntime cannot run Whisper's decoder in int8 ({error}), so it runs in "
+                                   "numpy: about twice the CPU time for what Whisper decides") from error
+            return "Whisper's decoder runs in int8 (onnxruntime's kernels); CTranslate2 holds its encoder alone"
+
+        ok &= doctor.check("Whisper decoder", whisper_decoder)
     return ok
 
 

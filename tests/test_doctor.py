@@ -120,3 +120,30 @@ def test_the_voice_memory_line_says_whether_the_voice_is_cut(
     assert not voices(checked)
     assert "PROBLEM  voice memory: the onnx package is missing, so the voice runs whole" in capsys.readouterr().out
     assert checked.fixes == ["./start.sh installs the missing packages"]
+
+
+def test_the_whisper_decoder_line_says_whether_it_runs_in_int8(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With Whisper deciding what the first pass doubts: its decoder's int8 products are tried
+    for real in onnxruntime; when they cannot run, a problem naming the cost, fixed by ./start.sh.
+    PocketSphinx alone has no such line."""
+    from assistant.config import Config
+    from assistant.doctor import Doctor, hearing
+    from assistant.hearing import whisper_decoder
+
+    assert hearing(Doctor(Config.from_text("recognizer: hybrid\n")))
+    assert "ok       Whisper decoder: Whisper's decoder runs in int8" in capsys.readouterr().out
+    assert hearing(Doctor(Config.from_text("recognizer: pocketsphinx\n")))
+    assert "Whisper decoder" not in capsys.readouterr().out
+
+    class Refused:
+        def __init__(self, *args: object) -> None:
+            raise RuntimeError("Could not find an implementation for DynamicQuantizeMatMul")
+
+    monkeypatch.setattr(whisper_decoder, "Int8Product", Refused)
+    checked = Doctor(Config.from_text("recognizer: hybrid\n"))
+    assert not hearing(checked)
+    out = capsys.readouterr().out
+    assert "PROBLEM  Whisper decoder: onnxruntime cannot run Whisper's decoder in int8" in out
+    assert "DynamicQuantizeMatMul" in out and "twice the CPU" in out
+    assert checked.fixes == ["./start.sh installs the missing packages"]
