@@ -111,11 +111,38 @@ def test_texts_read_together_are_read_as_each_alone(whisper: WhisperTranscriber)
         assert np.allclose(rows, alone, atol=1e-4)
 
 
-def test_its_products_are_the_plain_ones_for_any_number_of_rows() -> None:
+def test_a_beam_search_step_read_together_is_each_text_read_alone(whisper: WhisperTranscriber) -> None:
+    """A beam search reads one token more for texts read as far: their attention to their own
+    earlier tokens is one batched product (Decoder._step), giving what each read alone gives,
+    and the keys and values each keeps read on as before."""
+    decoder = whisper.decoder
+    assert decoder is not None
+    cut, _ = whisper.window()
+    texts = [tokens(whisper, text)[:3] for text in TEXTS if len(tokens(whisper, text)) >= 3]
+    assert len(texts) == 3
+    memory = decoder.attend(cut[0])
+    start = decoder.read(memory, decoder.start(), whisper._start(""))[1]
+    states = [decoder.read(memory, start, text[:2])[1] for text in texts]
+    together = decoder.read_many(memory, [(state, text[2:]) for state, text in zip(states, texts, strict=True)])
+    for state, text, (hidden, after) in zip(states, texts, together, strict=True):
+        alone, alone_after = decoder.read(memory, state, text[2:])
+        assert np.allclose(hidden, alone, rtol=1e-5, atol=1e-4)
+        assert all(np.allclose(a, b, rtol=1e-5, atol=1e-4) for a, b in zip(after.keys, alone_after.keys, strict=True))
+        on, _ = decoder.read(memory, after, tokens(whisper, " now"))
+        assert np.allclose(on, decoder.read(memory, alone_after, tokens(whisper, " now"))[0], rtol=1e-5, atol=1e-4)
+
+
+@pytest.fixture(scope="module")
+def plain() -> Decoder:
+    """The decoder with every product in numpy (onnxruntime's int8 kernels not asked for)."""
+    return Decoder.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")) / "model.bin", int8=False)
+
+
+def test_its_products_are_the_plain_ones_for_any_number_of_rows(plain: Decoder) -> None:
     """Numpy's output layer and a layer's products are worked out token-major and turned round
     (the cheaper way for OpenBLAS): each row of the result is that row's plain product with the
     widened weights, for one row as for many."""
-    decoder = Decoder.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")) / "model.bin", int8=False)
+    decoder = plain
     assert decoder.output is None and decoder.embedding is not None
     rng = np.random.default_rng(7)
     wide = decoder.embedding.astype(np.float32) * decoder.scales[:, None]
@@ -131,7 +158,8 @@ def test_its_products_are_the_plain_ones_for_any_number_of_rows() -> None:
         assert np.allclose(out, hidden @ ffn_wide.T + ffn.bias, rtol=1e-4, atol=1e-3)
 
 
-def test_onnxruntime_s_int8_products_are_numpy_s_and_each_state_scored_alone(whisper: WhisperTranscriber) -> None:
+def test_onnxruntime_s_int8_products_are_numpy_s_and_each_state_scored_alone(whisper: WhisperTranscriber,
+                                                                            plain: Decoder) -> None:
     """With its products in onnxruntime's int8 kernels (the input rounded to 8 bits, as
     CTranslate2's int8 does), a real reading's log probabilities are numpy's float32 decoder's
     to within that rounding (as far apart as CTranslate2's and numpy's float32 are), for one
@@ -141,7 +169,6 @@ def test_onnxruntime_s_int8_products_are_numpy_s_and_each_state_scored_alone(whi
     decoder = whisper.decoder
     assert decoder is not None and decoder.output is not None, decoder.int8_because if decoder else ""
     assert decoder.embedding is None  # let go: the rows are read from the mapped model file
-    plain = Decoder.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")) / "model.bin", int8=False)
     some = [0, 7, 50256, decoder.vocabulary - 1]
     assert np.array_equal(decoder.embed(some), plain.embed(some))
     assert all(isinstance(part.product, Int8Product) and part.weight is None

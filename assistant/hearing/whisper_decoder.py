@@ -542,23 +542,51 @@ class Decoder:
         keys: list[list[Array]] = [[] for _ in texts]
         values: list[list[Array]] = [[] for _ in texts]
         w = self.width
+        # a beam search's step: one token more for texts read as far, their attention one product
+        steps = len(texts) > 1 and max(sizes) == 1 and len({state.length for state, _ in texts}) == 1
         for i, layer in enumerate(self.layers):
             qkv = layer.self_qkv(_norm(x, *layer.self_norm))
-            heard = []
-            for j, (state, _) in enumerate(texts):
-                part = qkv[cuts[j]:cuts[j + 1]]
-                k = np.concatenate([state.keys[i], self._split(part[:, w:2 * w])], axis=1)
-                v = np.concatenate([state.values[i], self._split(part[:, 2 * w:])], axis=1)
-                keys[j].append(k)
-                values[j].append(v)
-                heard.append(self._merge(self._attention(self._split(part[:, :w]), k, v, masks[j])))
-            x = x + layer.self_out(np.concatenate(heard))
+            if steps:
+                x = x + layer.self_out(self._step(qkv, [state for state, _ in texts], i, keys, values))
+            else:
+                heard = []
+                for j, (state, _) in enumerate(texts):
+                    part = qkv[cuts[j]:cuts[j + 1]]
+                    k = np.concatenate([state.keys[i], self._split(part[:, w:2 * w])], axis=1)
+                    v = np.concatenate([state.values[i], self._split(part[:, 2 * w:])], axis=1)
+                    keys[j].append(k)
+                    values[j].append(v)
+                    heard.append(self._merge(self._attention(self._split(part[:, :w]), k, v, masks[j])))
+                x = x + layer.self_out(np.concatenate(heard))
             q = self._split(layer.cross_q(_norm(x, *layer.cross_norm)))
             x = x + layer.cross_out(self._merge(self._attention(q, memory.keys[i], memory.values[i], None)))
             x = x + layer.ffn_out(_gelu(layer.ffn_in(_norm(x, *layer.ffn_norm))))
         hidden = _norm(x, *self.final_norm)
         return [(hidden[cuts[j]:cuts[j + 1]], State(tuple(keys[j]), tuple(values[j]), state.length + sizes[j]))
                 for j, (state, _) in enumerate(texts)]
+
+    def _step(self, qkv: Array, states: list[State], i: int, keys: list[list[Array]],
+              values: list[list[Array]]) -> Array:
+        """Layer ``i``'s attention of one new token of each text to its own earlier ones, for
+        texts read as far (a beam search's step): one batched product instead of one a text.
+        Each text's keys and values (heads, length + 1, depth) are kept as a slice of the
+        batch's."""
+        count, w, length = len(states), self.width, states[0].length
+        shape = (count, self.heads, length + 1, self.depth)
+        k, v = np.empty(shape, dtype=np.float32), np.empty(shape, dtype=np.float32)
+        for j, state in enumerate(states):
+            k[j, :, :length] = state.keys[i]
+            v[j, :, :length] = state.values[i]
+        k[:, :, length] = qkv[:, w:2 * w].reshape(count, self.heads, self.depth)
+        v[:, :, length] = qkv[:, 2 * w:].reshape(count, self.heads, self.depth)
+        for j in range(count):
+            keys[j].append(k[j])
+            values[j].append(v[j])
+        q = qkv[:, :w].reshape(count, self.heads, 1, self.depth)
+        scores = (q @ k.transpose(0, 1, 3, 2)) * self.scale
+        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        out: Array = ((scores / scores.sum(axis=-1, keepdims=True)) @ v).reshape(count, w)
+        return out
 
     def _attention(self, q: Array, k: Array, v: Array, mask: Array | None) -> Array:
         scores = (q @ k.transpose(0, 2, 1)) * self.scale
@@ -573,16 +601,18 @@ class Decoder:
         return np.ascontiguousarray(x.transpose(1, 0, 2).reshape(x.shape[1], self.width))
 
     def logits(self, hidden: Array) -> Array:
-        """Scores over the vocabulary for the token after each hidden state (rows). Worked out
-        token-major (a block of the output layer times the hidden states, into contiguous rows of
-        the result) and turned round at the end: the other way round, hidden states times a
-        block turned round, into a strided slice of the result, cost OpenBLAS two to four times
-        as much for 2 to 8 hidden states (on one thread; for a single state both cost the same)."""
+        """Scores over the vocabulary for the token after each hidden state (rows): onnxruntime's
+        int8 product when it runs, else numpy's."""
         if self.output is not None:
             return self.output(hidden)
         return self._numpy_logits(hidden)
 
     def _numpy_logits(self, hidden: Array) -> Array:
+        """The output layer in numpy, worked out token-major (a block of the int8 weights widened,
+        times the hidden states, into contiguous rows of the result) and turned round at the end:
+        the other way round, hidden states times a block turned round, into a strided slice of
+        the result, cost OpenBLAS two to four times as much for 2 to 8 hidden states (on one
+        thread; for a single state both cost the same)."""
         assert self.embedding is not None
         rows = np.ascontiguousarray(hidden.T)  # (width, states)
         out = np.empty((self.vocabulary, hidden.shape[0]), dtype=np.float32)
