@@ -19,7 +19,7 @@ onnxruntime's kernels the int8 weights are widened to float32 for each product i
 a nat a token, up to about one for sentences far below what was said
 (tests/test_whisper_decoder.py holds them to it). The hybrid's thresholds are read off this
 decoder's scores; Whisper's free text is written by its beam search too
-(``WhisperTranscriber._beam``), so CTranslate2 holds the encoder alone (``without_decoder``).
+(``whisper_free.FreeText``), so CTranslate2 holds the encoder alone (``without_decoder``).
 
 The model file's format (CTranslate2's ``ModelSpec._serialize``, binary version 6): the spec's
 name and revision, then each variable's name, shape, type and bytes, then aliases.
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import math
 import struct
@@ -50,6 +51,22 @@ _BLOCK = 1024
 #: onnxruntime's int8 products are taken if, for made-up rows, they are within this share of
 #: their largest output of numpy's float32 products (measured: about 0.01 for tiny.en's)
 INT8_TOLERANCE = 0.05
+
+
+@functools.cache
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """numpy's products on one thread for the decoder's small ones: a second BLAS thread spins
+    more than it works on them (measured: half the CPU time of a grammar search here, for a few
+    milliseconds of waiting)."""
+    with _blas().limit(limits=1, user_api="blas"):
+        yield
 
 
 class ModelFileError(ValueError):

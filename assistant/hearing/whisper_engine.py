@@ -30,7 +30,6 @@ A known model's files are checked against their SHA-256 before use.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import importlib.util
@@ -41,7 +40,7 @@ import os
 import shutil
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +54,15 @@ from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
 from assistant.hearing.settings import default
-from assistant.hearing.whisper_decoder import Decoder, Memory, ModelFileError, Reader, log_softmax32, without_decoder
+from assistant.hearing.whisper_decoder import (
+    Decoder,
+    ModelFileError,
+    Reader,
+    log_softmax32,
+    one_blas_thread,
+    without_decoder,
+)
+from assistant.hearing.whisper_free import FreeText
 from assistant.memory import give_back_memory
 
 DEFAULT_WHISPER_MODEL = "faster-whisper-tiny.en"
@@ -160,30 +167,7 @@ MAX_PROMPT_TOKENS = MAX_TOKENS // 2
 WINDOW_MARGIN = 25
 #: Whisper's own reading of a command, for comparison, is cut at this many tokens
 READING_TOKENS = 60
-#: The free text on the numpy decoder is cut at this many tokens a second of audio (and at
-#: least FREE_TEXT_TOKENS): people say two to three words a second, about three tokens; a
-#: transcript longer than this is Whisper writing the same words over and over
-FREE_TEXT_TOKENS_PER_SECOND = 8
-FREE_TEXT_TOKENS = 16
-#: The beam search looks for its candidates first among those within this many nats of the best
-NEAR_BEST = 8.0
 _verified: dict[tuple[str, float, int], str] = {}
-
-
-@functools.cache
-def _blas() -> Any:
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-@contextlib.contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """numpy's products on one thread for the numpy decoder's small ones: a second BLAS thread
-    spins more than it works on them (measured: half the CPU time of a grammar search here, for
-    a few milliseconds of waiting)."""
-    with _blas().limit(limits=1, user_api="blas"):
-        yield
 
 
 def sha256_file(path: Path) -> str:
@@ -440,8 +424,7 @@ class WhisperTranscriber:
         self._reader: Reader | None = None
         #: the free text's reading (numpy decoder): under the prompt ``hypotheses`` was given, for
         #: ``score``; and the attention over the whole window, shared by every prompt's reading
-        self._free: Reader | None = None
-        self._free_memory: Memory | None = None
+        self._free: FreeText | None = None
         self._word_tokens: dict[tuple[str, bool], tuple[int, ...]] = {}
         self.end = ids["endoftext"]
         stops = [tokenizer.token_to_id(mark) for mark in (".", "?", "!")]
@@ -521,7 +504,7 @@ class WhisperTranscriber:
     def forget(self) -> None:
         """Drop the audio last heard and its encoding: the same audio given again is encoded again
         (a benchmark timing the whole job; otherwise ``listen`` reuses it)."""
-        self._heard = self._last = self._window = self._reader = self._free = self._free_memory = None
+        self._heard = self._last = self._window = self._reader = self._free = None
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         texts = self.hypotheses(audio, prompt, 1)
@@ -542,7 +525,7 @@ class WhisperTranscriber:
         self._last = None
         self._window = None
         self._reader = None
-        self._free = self._free_memory = None
+        self._free = None
         samples = np.frombuffer(audio, dtype=np.int16)[-int((MAX_SECONDS - 2 * PAD_SECONDS) * RATE):]
         if len(samples) < RATE // 10:
             self._heard = (audio, False, short)
@@ -568,8 +551,9 @@ class WhisperTranscriber:
             return []
         tokens = self._start(prompt)
         if self.decoder is not None:
-            self._free = self._free_reader(tokens)
-            return self._beam(self._free, count)
+            self._free = FreeText(self.decoder, np.asarray(self._encoded)[0], self._frames * HOP / RATE,
+                                  self.beam_size, self._never, (*self._blank, self._end), self._end)
+            return self._texts(self._free.hypotheses(tokens, count))
         self._last = (self._encoded, tokens, self._frames)
         return self._decode(self._encoded, tokens, count)
 
@@ -595,7 +579,7 @@ class WhisperTranscriber:
             raise ModelError("No numpy decoder was loaded for this Whisper model.")
         if self._reader is None:
             cut, _ = self.window()
-            with _one_blas_thread():
+            with one_blas_thread():
                 self._reader = Reader(self.decoder, cut[0], self._start(""))
         return self._reader
 
@@ -606,7 +590,7 @@ class WhisperTranscriber:
         CTranslate2's (no numpy decoder), one batched call reads them all from their start."""
         if self.decoder is not None:
             reader = self.reader()
-            with _one_blas_thread():
+            with one_blas_thread():
                 return reader.logprobs(prefixes, since)
         return self._logprobs_ct2(prefixes, since)
 
@@ -677,7 +661,7 @@ class WhisperTranscriber:
         rows = []
         sentences = [0]  # where each sentence of the reading starts
         best, total = -math.inf, 0.0
-        with _one_blas_thread():
+        with one_blas_thread():
             for _ in range(READING_TOKENS):
                 logits = reader.decoder.logits(reader.last(ids)[None])[0]
                 logits[self._never] = -np.inf
@@ -715,71 +699,13 @@ class WhisperTranscriber:
         prompt (none: Whisper's plain hearing, not pulled towards the game's words). Its encoding is
         reused, so this costs the decoding alone; ``score`` still scores under the first prompt."""
         if self.decoder is not None:
-            return [] if self._free is None else self._beam(self._free_reader(self._start(prompt)), count)
+            return [] if self._free is None else self._texts(self._free.again(self._start(prompt), count))
         if self._last is None:
             return []
         return self._decode(self._last[0], self._start(prompt), count)
 
-    def _free_reader(self, start: list[int]) -> Reader:
-        """The numpy decoder's reading of the free text's whole window under a start sequence
-        (a prompt); the attention over the window is worked out once per utterance."""
-        assert self.decoder is not None
-        with _one_blas_thread():
-            if self._free_memory is None:
-                self._free_memory = self.decoder.attend(np.asarray(self._encoded)[0])
-            return Reader(self.decoder, self._free_memory, start)
-
-    def _beam(self, reader: Reader, count: int) -> list[str]:
-        """The ``count`` best transcripts by beam search on the numpy decoder, best first: the
-        search OpenAI's Whisper runs (and CTranslate2's, as the CTranslate2 path is asked): each
-        step the beams' likeliest continuations, 2 x beam of them, in order; one that ends is
-        set aside if it is among the beam's best, the others go on until ``beam_size`` have
-        ended; the ended ones ranked by log probability over their length in tokens. What
-        Whisper never writes is left out, and at the first step a blank or the end too. Cut at
-        FREE_TEXT_TOKENS_PER_SECOND of the audio: beams still open then are ranked with the
-        ended ones."""
-        count = max(1, min(count, self.beam_size))
-        seconds = self._frames * HOP / RATE
-        limit = min(MAX_TOKENS - len(reader.start), max(FREE_TEXT_TOKENS, int(FREE_TEXT_TOKENS_PER_SECOND * seconds)))
-        beams: list[tuple[tuple[int, ...], float]] = [((), 0.0)]
-        ended: dict[tuple[int, ...], float] = {}
-        with _one_blas_thread():
-            for step in range(limit):
-                logits = reader.decoder.logits(reader.lasts([text for text, _ in beams]))
-                logits[:, self._never] = -np.inf
-                if step == 0:
-                    logits[:, [*self._blank, self._end]] = -np.inf
-                scores = log_softmax32(logits, overwrite=True)
-                scores += np.array([total for _, total in beams], dtype=np.float32)[:, None]
-                flat = scores.ravel()
-                wanted = min(flat.size, 2 * self.beam_size)
-                # the best few are found among those near the best one (a cheap pass), the whole
-                # vocabulary partitioned only when too few are near
-                near = np.flatnonzero(flat >= flat.max() - NEAR_BEST)
-                if len(near) >= wanted:
-                    best = near[np.argpartition(flat[near], -wanted)[-wanted:]]
-                else:
-                    best = np.argpartition(flat, -wanted)[-wanted:]
-                going: list[tuple[tuple[int, ...], float]] = []
-                for rank, index in enumerate(best[np.argsort(-flat[best], kind="stable")]):
-                    which, token = divmod(int(index), scores.shape[1])
-                    text, total = beams[which][0], float(flat[index])
-                    if not math.isfinite(total):
-                        break
-                    if token != self._end:
-                        if len(going) < self.beam_size:
-                            going.append(((*text, token), total))
-                    elif rank < self.beam_size and text:  # an end further down is not taken
-                        ended[text] = max(ended.get(text, -math.inf), total / len(text))
-                beams = going
-                reader.keep([text[:-1] for text, _ in beams])  # each open beam reads on from there
-                if len(ended) >= self.beam_size or not beams:
-                    break
-            else:  # cut at the limit: the beams still open are ranked with the ended ones
-                for text, total in beams:
-                    ended.setdefault(text, total / len(text))
-        ranked = sorted(ended.items(), key=lambda item: -item[1])[:count]
-        return [self.tokenizer.decode(list(text)).strip() for text, _ in ranked]
+    def _texts(self, hypotheses: list[tuple[int, ...]]) -> list[str]:
+        return [self.tokenizer.decode(list(ids)).strip() for ids in hypotheses]
 
     def _start(self, prompt: str) -> list[int]:
         tokens = [self._sot]
@@ -806,7 +732,10 @@ class WhisperTranscriber:
         Beam search ranks by the mean, which favours longer transcripts ("Hit that." over
         "Attack."); the sum weighs a short command fairly."""
         if self.decoder is not None:
-            return self._score_numpy(texts, ending)
+            if self._free is None:
+                return [-math.inf] * len(texts)
+            ids = [tuple(self.tokenizer.encode(" " + text.strip(), add_special_tokens=False).ids) for text in texts]
+            return self._free.score(ids, ending)
         if self._last is None or not texts:
             return [-math.inf] * len(texts)
         encoded, start, frames = self._last
@@ -831,37 +760,6 @@ class WhisperTranscriber:
             probs = np.asarray(self.model.align(encoded, start, [ids], [frames])[0].text_token_probs,
                                dtype=np.float64)
             out.append(float(np.log(np.maximum(probs, 1e-12)).sum()) + end)
-        return out
-
-
-    def _score_numpy(self, texts: Sequence[str], ending: bool) -> list[float]:
-        """``score`` on the numpy decoder, every text read together under the prompt
-        ``hypotheses`` was given (its tokens' log probabilities as CTranslate2's ``align``
-        gives them, nothing left out; its ending as ``generate`` would write it, with what
-        Whisper never writes left out)."""
-        if self._free is None or not texts:
-            return [-math.inf] * len(texts)
-        ids = [tuple(self.tokenizer.encode(" " + text.strip(), add_special_tokens=False).ids) for text in texts]
-        read = [text for text in ids if text]
-        with _one_blas_thread():
-            rows = dict(zip(read, self._free.logprobs(read, [0] * len(read)), strict=True)) if read else {}
-        never = np.zeros(self.decoder.vocabulary if self.decoder is not None else 0, dtype=bool)
-        never[self._never] = True
-        out = []
-        for text in ids:
-            if not text:
-                out.append(-math.inf)
-                continue
-            row = rows[text]
-            total = float(row[np.arange(len(text)), list(text)].sum())
-            if ending:
-                after = np.where(never, -np.inf, row[len(text)])
-                if int(np.argmax(after)) != self._end:
-                    out.append(-math.inf)
-                    continue
-                top = float(after.max())
-                total += float(after[self._end]) - (top + math.log(float(np.exp(after - top).sum())))
-            out.append(total)
         return out
 
 
