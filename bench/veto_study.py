@@ -327,6 +327,9 @@ class Replayed:
             scores.setdefault(written(spotted.text), row["styled_score"])
         return [row["free_score"] if not ending else scores.get(text, -math.inf) for text in texts]
 
+    def let_go(self) -> None:
+        pass
+
 
 def replay(row: dict[str, Any], ears: dict[str, Any], moments: dict[str, Any], games: dict[str, SentenceSet],
            settings: HearingSettings, again: dict[str, Any] | None = None) -> Any:
@@ -430,6 +433,9 @@ class _NoWhisper:
 
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
         raise ValueError("replays hear no audio")
+
+    def let_go(self) -> None:
+        pass
 
 
 def _remembered(ear: Ear) -> Any:

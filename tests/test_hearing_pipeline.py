@@ -69,6 +69,9 @@ class Costly:
         self.calls.append("score")
         return [-100.0 if ending else 0.0 for _ in texts]  # every command far less likely than what it wrote
 
+    def let_go(self) -> None:
+        pass
+
 
 def ear(whisper: Costly, clock: Clock, **settings: float) -> Ear:
     hearing = HearingSettings(**{"again_suppressed": 0, "closed": False, **settings})  # type: ignore[arg-type]

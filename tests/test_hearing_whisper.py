@@ -312,6 +312,11 @@ def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(
     some = clips[:2 * len(COMMANDS)]  # two of the voices: Whisper's decodes are the slow part
     decided = [(label, text, hybrid.hear(clip)) for clip, label, text, _ in some]
     assert sum(right(final, text) for _, text, final in decided) >= 0.5 * len(some), decided
+    # each utterance decided, what Whisper read of it is let go (its encoding kept), before the
+    # answer is said: the grammar search's and the free text's readings hold about 10 MB
+    whisper = hybrid.second.transcriber
+    assert isinstance(whisper, WhisperTranscriber) and whisper._heard is not None
+    assert whisper._reader is None and whisper._free is None
 
 
 def test_what_whisper_took_nothing_from_is_heard_again_through_the_suppressor(

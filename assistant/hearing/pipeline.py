@@ -161,6 +161,9 @@ class Transcriber(Protocol):
 
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]: ...
 
+    def let_go(self) -> None:
+        """The utterance is decided: what was read of it need not be kept."""
+
 
 def taken(final: Final | None) -> bool:
     """Whether ``final`` is a command taken (heard or doubted)."""

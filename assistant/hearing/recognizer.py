@@ -266,8 +266,10 @@ class Ear:
             return self._first(transcript)
         first: Final | Callable[[], Final] = (functools.partial(self._first, transcript)
                                               if isinstance(transcript, Deferred) else self._first(transcript))
-        return second.cascade.decide(Case(self, second.transcriber, second.spotter, second.settings, first, audio,
-                                          steps=self.steps))
+        final = second.cascade.decide(Case(self, second.transcriber, second.spotter, second.settings, first, audio,
+                                           steps=self.steps))
+        second.transcriber.let_go()  # before the answer is said: its voice's peak need not sit on top
+        return final
 
     def _first(self, transcript: Transcript) -> Final:
         """The first pass's judgement of ``transcript`` (settled first if ``Deferred``), with what

@@ -506,6 +506,13 @@ class WhisperTranscriber:
         (a benchmark timing the whole job; otherwise ``listen`` reuses it)."""
         self._heard = self._last = self._window = self._reader = self._free = None
 
+    def let_go(self) -> None:
+        """Drop what was read of the audio last heard (the grammar search's and the free text's
+        readings, their keys and values: about 10 MB after an utterance here), keeping its
+        encoding: once the utterance is decided nothing reads on from them, and the answer's
+        speech, which comes next, need not peak on top of them."""
+        self._reader = self._free = None
+
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         texts = self.hypotheses(audio, prompt, 1)
         return texts[0] if texts else ""
