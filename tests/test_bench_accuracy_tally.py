@@ -92,6 +92,9 @@ class Written:
         self.now += 0.3
         return [self.scores.get(t, -100.0) if ending else self.scores.get(t, 0.0) for t in texts]
 
+    def let_go(self) -> None:
+        pass
+
 
 CASES = (
     # (what the first pass wrote, Whisper's transcripts, unprompted, scores)
