@@ -44,6 +44,8 @@ import numpy.typing as npt
 Array = npt.NDArray[np.float32]
 
 _TYPES = ("float32", "int8", "int16", "int32", "float16", "bfloat16")
+#: the bytes of one number of each
+_SIZES = (4, 1, 2, 4, 2, 2)
 #: Whisper's decoder attends to at most this many of its own positions
 MAX_POSITIONS = 448
 #: tokens of the output layer widened from int8 at a time (small enough to stay in cache)
@@ -185,7 +187,7 @@ def without_decoder(path: Path) -> bytes:
             if name.startswith("decoder/") and math.prod(shape) > 1:
                 file.seek(size, 1)
                 shape = (1,) * len(shape)
-                data = bytes(np.dtype(_TYPES[kind] if _TYPES[kind] != "bfloat16" else "float16").itemsize)
+                data = bytes(_SIZES[kind])
             else:
                 data = model.take(size)
             kept.append((name, shape, kind, data))

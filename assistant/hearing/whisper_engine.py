@@ -558,8 +558,9 @@ class WhisperTranscriber:
             return []
         tokens = self._start(prompt)
         if self.decoder is not None:
-            self._free = FreeText(self.decoder, np.asarray(self._encoded)[0], self._frames * HOP / RATE,
-                                  self.beam_size, self._never, (*self._blank, self._end), self._end)
+            if self._free is None:  # the same audio again keeps its attention over the window
+                self._free = FreeText(self.decoder, np.asarray(self._encoded)[0], self._frames * HOP / RATE,
+                                      self.beam_size, self._never, (*self._blank, self._end), self._end)
             return self._texts(self._free.hypotheses(tokens, count))
         self._last = (self._encoded, tokens, self._frames)
         return self._decode(self._encoded, tokens, count)
