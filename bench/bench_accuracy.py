@@ -34,13 +34,15 @@ that allows it; table talk under the largest of all of the game it is heard in. 
 
 For each engine (``--engines``; one that cannot be opened here is listed as not available)
 the tables give, per condition, voice family and voice set (tuning, held-out): commands
-right, WRONG (another command taken: worse than a miss) and missed; table talk taken; the
+right, WRONG (another move made: worse than a miss) and missed; table talk taken; the
 WRONG commands and table talk taken split into those play would act on and those it would
 ask about first (taken with doubt, and not harmless: "Explore one zero zero?" is acted on only
 after a yes; ``asked_first``); the
 CPU seconds the hearing of one utterance took (process time, every thread, so Whisper's too:
 median and 90th percentile) and its wall-clock seconds (inflated on a busy machine); then per
-game and per voice. Figures on tuning voices say nothing about voices never met: read the
+game and per voice. A result is right when it makes the move asked for: in The Omega Virus two
+commands that press the same keys are the same move ("zero" when termination is asked for
+"terminate with zero", ``tally.same_move``, held to the real Command Center by its test). Figures on tuning voices say nothing about voices never met: read the
 held-out rows.
 
 ``--ablation`` runs the hybrid as configured, then with each stage of its cascade switched
@@ -109,7 +111,7 @@ from tests.support.spoken import (  # noqa: E402
     babble,
     reverberate,
 )
-from tests.support.tally import Tally, asked_first, steps_kept, tally_json, unchanged_without  # noqa: E402
+from tests.support.tally import Tally, asked_first, same_move, steps_kept, tally_json, unchanged_without  # noqa: E402
 
 ENGINES = ("pocketsphinx", "vosk", "whisper", "hybrid")
 REVERB_RT60 = 0.6
@@ -353,8 +355,8 @@ def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed:
 
 #: What a kept result row holds (a change here keeps earlier rows from being reused): v2 added
 #: "asked" (asked about before acting, ``asked_first``); v5 "doubted" (taken with doubt: a ``Doubted``,
-#: acted on without a question when its intent is harmless).
-ROW_FORMAT = "rows v5: doubted, asked, steps, expected, condition, voice"
+#: acted on without a question when its intent is harmless); v6 "ok" by the move made (``same_move``).
+ROW_FORMAT = "rows v6: ok by move; doubted, asked, steps, expected, condition, voice"
 
 
 def run_engine(engine: str, settings: HearingSettings, games: dict[str, SentenceSet],
@@ -438,7 +440,7 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                 seconds = time.perf_counter() - start
                 cpu = time.process_time() - cpu_start  # every thread of this process: Whisper's too
                 got = result.command if isinstance(result, Transcript) else None
-                ok = got == expected if expected is not None else got is None
+                ok = same_move(game, got, expected) if expected is not None else got is None
                 described = f"{got.intent} {dict(got.slots)}" if got is not None else "nothing"
                 wanted = f"{expected.intent} {dict(expected.slots)}" if expected is not None else None
                 row = {"key": key, "ok": ok, "got": described, "expected": wanted, "condition": condition.name,

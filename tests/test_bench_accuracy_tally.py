@@ -7,6 +7,7 @@ and cascade, with given transcripts)."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import numpy as np
@@ -14,13 +15,15 @@ import pytest
 
 from assistant.engine import Command
 from assistant.games import game_module
+from assistant.games.omega_virus.engine import CommandCenter, Phase
 from assistant.hearing import HearingSettings
 from assistant.hearing.events import Doubted, NotRecognized, Transcript
 from assistant.hearing.pipeline import Cascade
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
-from tests.support.tally import Tally, asked_first, steps_kept, tally_json, unchanged_without
+from tests.ov_helpers import explore, lines, signed_on, to_turn
+from tests.support.tally import Tally, asked_first, same_move, steps_kept, tally_json, unchanged_without
 
 CARDS = game_module("msx-cards").sentences()
 
@@ -140,3 +143,35 @@ def test_a_clip_is_taken_without_a_stage_only_when_hearing_it_again_would_give_t
             assert without == command, (case, stage)
             assert same["cpu"] == pytest.approx(cpu_without), (case, stage)
     assert taken and heard_again
+
+
+def _played(cc: CommandCenter, command: Command) -> tuple[list[str], str]:
+    """What ``command`` says and the phase it leaves, played on a copy of the game ``cc``."""
+    game = copy.deepcopy(cc)
+    return lines(game.handle(command)), game.phase.value
+
+
+def test_commands_that_press_the_same_keys_count_as_the_same_move_and_do_the_same() -> None:
+    """bench_accuracy counts a result by the move made (``same_move``): held to the real Command
+    Center, each pair it calls the same says and does the same from the same game, and each pair
+    it calls different does not."""
+    cc, _ = signed_on(3, players=("red",), wanted_chance=0.0, hazard_chance=1.0, teleport_trap_share=0.0)
+    to_turn(cc, "red")
+    assert cc.phase is Phase.MOVE
+    pass_, teleport = Command("pass", {}), Command("teleport", {})
+    assert same_move("omega-virus", teleport, pass_) and _played(cc, teleport) == _played(cc, pass_)
+    room = next(r.code for r in cc.board.rooms if r.color == "green" and r.code != cc.virus_room)
+    explore(cc, room)
+    assert cc.phase is Phase.SHIELDS and cc.defense is not None
+    keys = [b for b in "012" if b != cc.defense.hidden][: cc.defense.n]
+    slots = {f"b{i + 1}": b for i, b in enumerate(keys)}
+    shields, buttons = Command("shields", slots), Command("buttons", slots)
+    assert same_move("omega-virus", buttons, shields) and _played(cc, buttons) == _played(cc, shields)
+    other = Command("buttons", {**slots, "b1": cc.defense.hidden})
+    assert not same_move("omega-virus", other, shields) and _played(cc, other) != _played(cc, shields)
+    assert same_move("omega-virus", Command("buttons", {"b1": "0"}), Command("terminate", {"b1": "0"}))
+    assert not same_move("omega-virus", Command("buttons", {"b1": "1"}), Command("terminate", {"b1": "0"}))
+    # "repeat" presses R only at a move; elsewhere it says the prompt again: never the same as a skip
+    assert not same_move("omega-virus", Command("repeat", {}), Command("skip", {}))
+    assert not same_move("msx-cards", Command("status", {}), Command("undo", {}))
+    assert same_move("msx-cards", Command("status", {}), Command("status", {}))

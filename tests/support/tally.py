@@ -11,12 +11,34 @@ from typing import Any
 
 import numpy as np
 
+from assistant.engine import Command
+from assistant.games.omega_virus.buttons import command_center_buttons
 from assistant.hearing.events import Doubted, Final, Transcript
 from assistant.hearing.pipeline import Cascade
 from assistant.sentences import SentenceSet
 
 #: A stage the budget stopped (``Cascade.run``): "stopped: SPENT + EXPECTED s is over the budget".
 STOPPED = re.compile(r"stopped: ([0-9.]+) \+ ([0-9.]+) s ")
+
+#: The Omega Virus intents whose command does nothing but press its keypad form on the Command
+#: Center (``CommandCenter._cmd_*``: explore, pass and teleport, bare buttons, shields, terminate,
+#: skill, code, skip). Not ``repeat`` (it presses R only at a move) nor ``attack`` (its code is board data).
+PRESSING = frozenset({"explore", "pass", "teleport", "buttons", "shields", "terminate", "skill", "code", "skip"})
+
+
+def same_move(game: str, got: Command | None, expected: Command | None) -> bool:
+    """Whether ``got`` does what ``expected`` would: the same command, or in The Omega Virus two
+    commands that press the same keys ("terminate with zero" and "zero" when termination is asked,
+    "pass" and "teleport", "energize one and two" and "one two" when shields are asked). Counted
+    by what is done, not by the intent's name: a different name for the same keys is no wrong move."""
+    if got == expected:
+        return True
+    if got is None or expected is None or game != "omega-virus":
+        return False
+    if got.intent not in PRESSING or expected.intent not in PRESSING:
+        return False
+    keys = command_center_buttons(got, None)
+    return keys is not None and keys == command_center_buttons(expected, None)
 
 
 def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[str, Any] | None:
