@@ -42,8 +42,8 @@ CPU seconds the hearing of one utterance took (process time, every thread, so Wh
 median and 90th percentile) and its wall-clock seconds (inflated on a busy machine); then per
 game and per voice. A result is right when it makes the move asked for: in The Omega Virus two
 commands that press the same keys are the same move ("zero" when termination is asked for
-"terminate with zero", ``tally.same_move``, held to the real Command Center by its test). Figures on tuning voices say nothing about voices never met: read the
-held-out rows.
+"terminate with zero", ``tally.same_move``, held to the real Command Center by its test).
+Figures on tuning voices say nothing about voices never met: read the held-out rows.
 
 ``--ablation`` runs the hybrid as configured, then with each stage of its cascade switched
 off in turn (``ABLATION``: stage name -> the settings that switch it off), and the first pass

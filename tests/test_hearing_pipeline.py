@@ -74,7 +74,8 @@ class Costly:
 
 
 def ear(whisper: Costly, clock: Clock, **settings: float) -> Ear:
-    hearing = HearingSettings(**{"again_suppressed": 0, "closed": False, **settings})  # type: ignore[arg-type]
+    hearing = HearingSettings(**{"again_suppressed": 0, "closed": False, "unprompted": True, "runners_up": True,
+                                 **settings})  # type: ignore[arg-type]
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), hearing))  # type: ignore[arg-type]
     assert e.second is not None
     e.second.cascade.clock = clock
@@ -137,8 +138,8 @@ def test_the_expected_cost_follows_what_a_stage_cost_here() -> None:
 @pytest.mark.parametrize("stage", FREE_TEXT)
 def test_a_stage_switched_off_is_skipped(stage: str) -> None:
     clock = Clock()
-    hearing = HearingSettings(again_suppressed=1, as_sentences=True, weigh=True, budget_seconds=100.0).without(
-        "closed", stage)
+    hearing = HearingSettings(again_suppressed=1, as_sentences=True, weigh=True, unprompted=True, runners_up=True,
+                              budget_seconds=100.0).without("closed", stage)
     whisper = Costly(clock, ["Let me think."], ["Hmm."])
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), hearing))  # type: ignore[arg-type]
     assert isinstance(hear(e, ""), NotRecognized)

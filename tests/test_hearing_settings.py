@@ -77,5 +77,5 @@ def test_a_bad_value_is_reported_and_its_declared_default_used(tmp_path: Path) -
     config = Config.from_text("hearing:\n  budget_seconds: -1\n  whisper:\n    unprompted: maybe\n")
     settings = HearingSettings.from_config(config)
     assert settings.budget_seconds == BY_KEY["hearing.budget_seconds"].default
-    assert settings.unprompted is BY_KEY["hearing.whisper.unprompted"].default is True
+    assert settings.unprompted is BY_KEY["hearing.whisper.unprompted"].default is False
     assert len(config.problems) == 2 and all("line" in p for p in config.problems), config.problems

@@ -50,11 +50,11 @@ class Given:
 
 
 def ear(transcriber: Given, **settings: float) -> Ear:
-    """An Ear whose second opinion comes from ``transcriber`` (weighing on, off by default; no
-    second hearing unless asked; no budget to keep to)."""
+    """An Ear whose second opinion comes from ``transcriber`` (weighing, the unprompted text and
+    the runners-up on, off by default; no second hearing unless asked; no budget to keep to)."""
     # the free text's stages, the closed check off
     hearing = HearingSettings(**{"again_suppressed": 0, "budget_seconds": 100.0, "weigh": True,  # type: ignore[arg-type]
-                                 "closed": False, **settings})
+                                 "unprompted": True, "runners_up": True, "closed": False, **settings})
     return Ear(TextRecognizer(), CARDS, second=SecondOpinion(transcriber, Spotter(CARDS), hearing))
 
 

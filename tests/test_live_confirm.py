@@ -107,7 +107,7 @@ def table(game: str, moves: Sequence[str], settings: HearingSettings | None = No
     for move in moves:
         session.press(move.split()[1:]) if move.startswith("press") else session.hear(move)
     whisper, first = Whisper(), FirstPass()
-    hearing = settings or HearingSettings(again_suppressed=0, closed=False)
+    hearing = settings or HearingSettings(again_suppressed=0, closed=False, unprompted=True)
     ear = Ear(first, session.sentences, session.allowed_intents(),
               second=SecondOpinion(whisper, Spotter(session.sentences), hearing))  # type: ignore[arg-type]
     acted: list[Command] = []
@@ -189,7 +189,7 @@ def test_the_ear_gives_a_doubted_command_and_its_stage() -> None:
 
 
 def test_over_the_budget_the_player_is_asked_to_say_it_again_at_once() -> None:
-    t = table("prologue", [], HearingSettings(again_suppressed=0, closed=False, budget_seconds=0.0))
+    t = table("prologue", [], HearingSettings(again_suppressed=0, closed=False, unprompted=True, budget_seconds=0.0))
     t.first.lines.append("")
     t.whisper.utterances.append((["Ready."], []))
     for _ in range(BLOCKS - 1):

@@ -74,7 +74,7 @@ def box_table(*typed: str, game: str = GAME, journals: Path | None = None) -> Bo
     whisper, first = Whisper(), FirstPass()
     # the free text's stages give the doubt here (Whisper's transcripts are written down); the
     # closed stage's doubted move goes through the same loop in tests/test_live_confirm.py
-    hearing = HearingSettings(again_suppressed=0, closed=False)
+    hearing = HearingSettings(again_suppressed=0, closed=False, unprompted=True)
     ear = Ear(first, box.sentences, box.allowed_intents(),
               second=SecondOpinion(whisper, Spotter(box.sentences), hearing))  # type: ignore[arg-type]
     acted: list[Command] = []

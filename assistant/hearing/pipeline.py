@@ -7,14 +7,16 @@ time it cost:
 
     spot          Whisper writes the utterance (its best transcripts, prompted with the game's
                   examples); a command spotted in the best one is taken.
-    unprompted    Whisper writes it again without the prompt; a command spotted there is taken.
+    unprompted    (off by default) Whisper writes it again without the prompt; a command spotted
+                  there is taken.
     veto          the first pass's command stands when Whisper wrote nothing against it or came
                   near it; otherwise it is vetoed (unless a later stage takes a command).
-    runners_up    a command spotted in a lesser transcript that the best one is near is taken.
-    weigh         Whisper scores the commands nearest what it wrote; the likeliest is taken when
+    runners_up    (off by default) a command spotted in a lesser transcript that the best one is
+                  near is taken.
+    weigh         (off by default) Whisper scores the commands nearest what it wrote; the likeliest is taken when
                   it is likely enough and clear of the others.
-    as_sentences  Whisper writes it once more prompted with each example as a sentence.
-    again         what nothing took is heard once more through the noise suppressor, and the
+    as_sentences  (off by default: push-to-talk's) Whisper writes it once more prompted with each example as a sentence.
+    again         (off by default) what nothing took is heard once more through the noise suppressor, and the
                   stages above decide again on that (Whisper alone: a vetoed command stays vetoed).
     closed        the last word: Whisper held to the grammar (closed.py) finds the allowed sentence
                   it finds likeliest for the audio; a command the stages above took stands only
@@ -612,8 +614,8 @@ class Unprompted(Stage):
     name = "unprompted"
     typical_seconds = 0.2
     SETTINGS = (
-        Setting("hearing.whisper.unprompted", True, "Write the audio again without the prompt when nothing is "
-                "spotted."),
+        Setting("hearing.whisper.unprompted", False, "Write the audio again without the prompt when nothing is "
+                "spotted (off: it did not pay on the tuning set)."),
     )
 
     def run(self, case: Case) -> Final | None:
@@ -654,8 +656,8 @@ class Veto(Stage):
 class RunnersUp(Stage):
     name = "runners_up"
     SETTINGS = (
-        Setting("hearing.whisper.runners_up", True, "Take a command spotted in one of Whisper's lesser transcripts "
-                "that its best one is near."),
+        Setting("hearing.whisper.runners_up", False, "Take a command spotted in one of Whisper's lesser transcripts "
+                "that its best one is near (off: it did not pay on the tuning set)."),
         Setting("hearing.whisper.runner_up_distance", 0.6, "How near the best transcript a runner-up's command must "
                 "be.", minimum=0.0, maximum=5.0),
     )
@@ -781,8 +783,8 @@ class Again(Stage):
 #: Estimated from the stages' CPU seconds measured here (Step.seconds; spot 0.83 median, weigh 1.36,
 #: again 2.25 on this project's 2-core x86 machine) times about 1.8 for a Pi 5 and 4.5 for a Pi 4
 #: (Whisper tiny int8 takes ~3.2 s for a command on a Pi 400, ~0.85 s here; a Pi 5 is 2-3x a Pi 4):
-#: 3.0 lets a Pi 5 write and spot (about 1.5 s) and try unprompted, a Pi 4 the same in 5.0.
-#: weigh and again are off by default: at this budget they did not pay on the tuning set
+#: 3.0 lets a Pi 5 write and spot (about 1.5 s), a Pi 4 the same in 5.0. unprompted,
+#: runners_up, weigh and again are off by default: they did not pay on the tuning set
 #: (bench/results/bench_accuracy_ablation_tuning.md; docs/hearing.md, "Which stages pay").
 BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper's stages may spend on one "
                  "utterance; a stage that would go past it is not run and the player is asked to say it again at "
