@@ -153,8 +153,10 @@ def _played(cc: CommandCenter, command: Command) -> tuple[list[str], str]:
 
 def test_commands_that_press_the_same_keys_count_as_the_same_move_and_do_the_same() -> None:
     """bench_accuracy counts a result by the move made (``same_move``): held to the real Command
-    Center, each pair it calls the same says and does the same from the same game, and each pair
-    it calls different does not."""
+    Center, "pass"/"teleport" at a move and shields/bare buttons when shields are asked say and do
+    the same from the same game, and a different set of buttons does not. (Terminate and the bare
+    button are checked by name only: ``_cmd_terminate`` presses its button as the terminate
+    phase's press does, and reaching that phase takes a whole game.)"""
     cc, _ = signed_on(3, players=("red",), wanted_chance=0.0, hazard_chance=1.0, teleport_trap_share=0.0)
     to_turn(cc, "red")
     assert cc.phase is Phase.MOVE

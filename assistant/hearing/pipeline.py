@@ -13,11 +13,13 @@ time it cost:
                   near it; otherwise it is vetoed (unless a later stage takes a command).
     runners_up    (off by default) a command spotted in a lesser transcript that the best one is
                   near is taken.
-    weigh         (off by default) Whisper scores the commands nearest what it wrote; the likeliest is taken when
-                  it is likely enough and clear of the others.
-    as_sentences  (off by default: push-to-talk's) Whisper writes it once more prompted with each example as a sentence.
-    again         (off by default) what nothing took is heard once more through the noise suppressor, and the
-                  stages above decide again on that (Whisper alone: a vetoed command stays vetoed).
+    weigh         (off by default) Whisper scores the commands nearest what it wrote; the
+                  likeliest is taken when it is likely enough and clear of the others.
+    as_sentences  (off by default: push-to-talk's) Whisper writes it once more prompted with each
+                  example as a sentence.
+    again         (off by default) what nothing took is heard once more through the noise
+                  suppressor, and the stages above decide again on that (Whisper alone: a vetoed
+                  command stays vetoed).
     closed        the last word: Whisper held to the grammar (closed.py) finds the allowed sentence
                   it finds likeliest for the audio; a command the stages above took stands only
                   when it is that sentence's, clear of every other command's (else it is asked
