@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar, dataclass_transform
 
@@ -74,33 +74,60 @@ def resample_rate(audio: Audio, rate_in: int, rate_out: int) -> Audio:
     return resample(audio, int(round(len(audio) * rate_out / rate_in)))
 
 
-def _frames(audio: Audio, size: int, hop: int) -> tuple[npt.NDArray[np.float64], int]:
-    """Hann-windowed frames covering ``audio`` (padded by half a frame at both ends)."""
-    half = size // 2
-    count = max(1, int(math.ceil((len(audio) + 2 * half - size) / hop)) + 1)
-    total = (count - 1) * hop + size
-    padded = np.zeros(total, np.float64)
-    padded[half: half + len(audio)] = audio
-    windows = np.lib.stride_tricks.sliding_window_view(padded, size)[::hop][:count]
-    return windows * np.hanning(size), half
+#: Frames an STFT effect transforms at a time: its memory stays a few MB whatever the
+#: sentence's length (all of a 10 s sentence's frames at once cost 50-75 MB: bench/bench_memory.py)
+FRAME_BLOCK = 128
 
 
-def _overlap_add(frames: npt.NDArray[np.float64], hop: int, start: int, length: int) -> Audio:
-    """Windowed overlap-add of frames ``hop`` apart; the audio begins at output sample ``start``."""
-    count, size = frames.shape
-    window = np.hanning(size)
-    out = np.zeros((count - 1) * hop + size, np.float64)
-    norm = np.zeros_like(out)
-    windowed = frames * window
-    square = window * window
-    for i in range(count):
-        out[i * hop: i * hop + size] += windowed[i]
-        norm[i * hop: i * hop + size] += square
-    out /= np.maximum(norm, 1e-3 * norm.max())
-    result = out[start: start + length]
-    if len(result) < length:
-        result = np.concatenate([result, np.zeros(length - len(result))])
-    return as_audio(result)
+class _Frames:
+    """Hann-windowed frames ``hop`` apart covering ``audio`` (padded by half a frame at both
+    ends), handed out a block at a time (``blocks``), and their windowed overlap-add into audio
+    of the same length (``add``, then ``result``): a frame-by-frame effect then holds a block
+    of frames, not all of them."""
+
+    def __init__(self, audio: Audio, size: int, hop: int) -> None:
+        self.size, self.hop, self.length = size, hop, len(audio)
+        self.half = size // 2
+        self.count = max(1, int(math.ceil((len(audio) + 2 * self.half - size) / hop)) + 1)
+        self.padded = np.zeros((self.count - 1) * hop + size, np.float64)
+        self.padded[self.half: self.half + len(audio)] = audio
+        self.window = np.hanning(size)
+
+    def blocks(self) -> Iterator[tuple[int, npt.NDArray[np.float64]]]:
+        """(index of the first frame, windowed frames) for each block of FRAME_BLOCK frames."""
+        windows = np.lib.stride_tricks.sliding_window_view(self.padded, self.size)[::self.hop][:self.count]
+        for first in range(0, self.count, FRAME_BLOCK):
+            yield first, windows[first: first + FRAME_BLOCK] * self.window
+
+    def overlap_add(self, size: int) -> _OverlapAdd:
+        """An overlap-add of output frames of ``size`` samples at this hop."""
+        return _OverlapAdd(self.count, self.hop, size)
+
+
+class _OverlapAdd:
+    """Windowed overlap-add of frames ``hop`` apart, added a block at a time."""
+
+    def __init__(self, count: int, hop: int, size: int) -> None:
+        self.hop, self.size = hop, size
+        self.window = np.hanning(size)
+        self.out = np.zeros((count - 1) * hop + size, np.float64)
+        self.norm = np.zeros_like(self.out)
+
+    def add(self, first: int, frames: npt.NDArray[np.float64]) -> None:
+        windowed = frames * self.window
+        square = self.window * self.window
+        hop, size = self.hop, self.size
+        for i, frame in enumerate(windowed, start=first):
+            self.out[i * hop: i * hop + size] += frame
+            self.norm[i * hop: i * hop + size] += square
+
+    def result(self, start: int, length: int) -> Audio:
+        """The audio, beginning at output sample ``start``, ``length`` samples long."""
+        out = self.out / np.maximum(self.norm, 1e-3 * self.norm.max())
+        result = out[start: start + length]
+        if len(result) < length:
+            result = np.concatenate([result, np.zeros(length - len(result))])
+        return as_audio(result)
 
 
 def _envelope(log_magnitude: npt.NDArray[np.float64], keep: int) -> npt.NDArray[np.float64]:
@@ -118,35 +145,42 @@ def pitch_shift(audio: Audio, semitones: float, keep_formants: bool = True, size
     the frame is then inverse-transformed at ``size / f`` samples, which resamples it, and
     overlap-added at the analysis hop. With ``keep_formants`` every frame is also given the
     spectral envelope of the original, so the voice gets deeper without getting bigger.
+    Frames are transformed a block at a time, the phases carried from one block to the next.
     """
     if semitones == 0 or len(audio) == 0:
         return as_audio(audio)
     out_size = int(round(size / 2.0 ** (semitones / 12)))
     factor = size / out_size
-    frames, half = _frames(audio, size, hop)
-    spectra = np.fft.rfft(frames, axis=1)
-    bins = spectra.shape[1]
+    frames = _Frames(audio, size, hop)
+    added = frames.overlap_add(out_size)
+    bins, out_bins = size // 2 + 1, out_size // 2 + 1
+    keep = min(bins, out_bins)
     omega = 2 * np.pi * hop * np.arange(bins) / size
-    angles = np.angle(spectra)
-    delta = np.diff(angles, axis=0) - omega
-    delta = delta - 2 * np.pi * np.round(delta / (2 * np.pi)) + omega
-    phase = angles[0] + np.vstack([np.zeros((1, bins)), np.cumsum(factor * delta, axis=0)])
-    magnitude = np.abs(spectra)
     if keep_formants:
-        envelope = _envelope(np.log(magnitude + 1e-6), max(8, int(size * 0.03)))
         source = np.arange(bins) * factor
         inside = source <= bins - 1
         left = np.minimum(source.astype(int), bins - 2)
         frac = source - left
-        target = np.where(inside, (1 - frac) * envelope[:, left] + frac * envelope[:, left + 1],
-                          envelope[:, -1:] - 6.0)
-        magnitude = magnitude * np.exp(np.clip(target - envelope, -6, 6))
-    out_bins = out_size // 2 + 1
-    shifted = np.zeros((len(spectra), out_bins), np.complex128)
-    keep = min(bins, out_bins)
-    shifted[:, :keep] = (magnitude * np.exp(1j * phase))[:, :keep]
-    out_frames = np.fft.irfft(shifted, out_size, axis=1) * (out_size / size)
-    return _overlap_add(out_frames, hop, out_size // 2, len(audio))
+    last: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None  # the last frame's angles, phase
+    for first, block in frames.blocks():
+        spectra = np.fft.rfft(block, axis=1)
+        angles = np.angle(spectra)
+        delta = np.diff(angles if last is None else np.vstack([last[0], angles]), axis=0) - omega
+        delta = delta - 2 * np.pi * np.round(delta / (2 * np.pi)) + omega
+        steps = np.cumsum(factor * delta, axis=0)
+        # the first frame keeps its own phases; every later one advances from the frame before
+        phase = angles[0] + np.vstack([np.zeros((1, bins)), steps]) if last is None else last[1] + steps
+        last = angles[-1], phase[-1]
+        magnitude = np.abs(spectra)
+        if keep_formants:
+            envelope = _envelope(np.log(magnitude + 1e-6), max(8, int(size * 0.03)))
+            target = np.where(inside, (1 - frac) * envelope[:, left] + frac * envelope[:, left + 1],
+                              envelope[:, -1:] - 6.0)
+            magnitude = magnitude * np.exp(np.clip(target - envelope, -6, 6))
+        shifted = np.zeros((len(spectra), out_bins), np.complex128)
+        shifted[:, :keep] = (magnitude * np.exp(1j * phase))[:, :keep]
+        added.add(first, np.fft.irfft(shifted, out_size, axis=1) * (out_size / size))
+    return added.result(out_size // 2, len(audio))
 
 
 # --------------------------------------------------------------------------- effects
@@ -220,10 +254,12 @@ class Robot(Effect):
     def apply(self, audio: Audio, rate: int) -> Audio:
         hop = max(16, int(round(rate / self.pitch_hz)))
         size = 1 << int(math.ceil(math.log2(max(4 * hop, int(rate * 0.04)))))
-        frames, half = _frames(audio, size, hop)
-        magnitude = np.abs(np.fft.rfft(frames, axis=1))
-        pulses = np.fft.fftshift(np.fft.irfft(magnitude, size, axis=1), axes=1)
-        robot = _overlap_add(pulses, hop, half, len(audio))
+        frames = _Frames(audio, size, hop)
+        added = frames.overlap_add(size)
+        for first, block in frames.blocks():
+            magnitude = np.abs(np.fft.rfft(block, axis=1))
+            added.add(first, np.fft.fftshift(np.fft.irfft(magnitude, size, axis=1), axes=1))
+        robot = added.result(frames.half, len(audio))
         robot *= _rms(audio) / max(_rms(robot), 1e-9)
         return as_audio((1 - self.mix) * audio + self.mix * robot)
 
