@@ -25,7 +25,8 @@ def test_each_game_s_questions_are_harmless(game: str, intent: str) -> None:
 @pytest.mark.parametrize("game", available())
 def test_the_box_s_costly_commands_are_not_harmless(game: str) -> None:
     intents = game_spec(game).sentences().intents
-    for name in ("stop_listening", "resume", "new_game", "main_menu", "shut_down", "undo", "yes"):
+    # volume: a "volume zero" taken by mistake silences the box, and nobody hears what it did
+    for name in ("stop_listening", "resume", "new_game", "main_menu", "shut_down", "undo", "yes", "volume"):
         if name in intents:
             assert not intents[name].harmless, name
     assert {name for name, intent in intents.items() if intent.confirms} == {"new_game", "main_menu", "shut_down"}

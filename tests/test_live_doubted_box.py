@@ -3,9 +3,10 @@ Omega Virus session and the real Ear with the hybrid's real stages (what the rec
 given, as in tests/test_live_confirm.py). "Stop listening" taken by mistake leaves a box that
 ignores every player but the one who says "start listening", and nobody is told why: heard with
 doubt, it is asked about first. "Resume" taken from the table talk of a break starts the clock:
-asked too. "Main menu", "new game" and "shut down" ask their own question (``confirms: true``):
-heard with doubt, that question is the only one; but a game over is left without it, and when undo
-could still take its end back (the dice race of docs/adding-a-game.md), the loop asks first."""
+asked too; and "volume zero", which would silence the box. "Main menu", "new game" and "shut down"
+ask their own question (``confirms: true``): heard with doubt, that question is the only one; but a
+game over is left without it, and when undo could still take its end back (the dice race of
+docs/adding-a-game.md), the loop asks first."""
 
 from __future__ import annotations
 
@@ -127,6 +128,23 @@ def test_a_doubted_resume_in_a_pause_is_asked_about_and_the_clock_waits_for_the_
     assert t.acted == [] and t.box.paused and t.said == ["BSAT1: Resume?"], t.said
     t.clearly("yes")
     assert t.acted == [Command("resume")] and not t.box.paused
+
+
+def test_a_doubted_volume_is_asked_about_and_a_doubted_louder_is_not() -> None:
+    """A "volume zero" taken by mistake would silence the box, and nobody would hear what it did:
+    asked first, and only a yes sets it. Louder or quieter, a step that is heard, is acted on."""
+    t = box_table()
+    t.doubted("Volume zero.")
+    assert t.acted == [] and t.said == ["BSAT1: Volume zero?"], t.said
+    assert t.box.volume.level == 10
+    t.clearly("no")
+    assert t.acted == [] and t.box.volume.level == 10 and t.said[-1] == f"BSAT1: {SAY_AGAIN}", t.said
+    t.doubted("Volume zero.")
+    t.clearly("yes")
+    assert t.acted == [Command("volume", {"level": "0"})] and t.box.volume.level == 0
+    t.said.clear()
+    t.doubted("Louder.")
+    assert t.acted[-1] == Command("louder") and t.box.volume.level == 1, t.said
 
 
 def test_a_doubted_shut_down_asks_the_box_s_own_question_only() -> None:
