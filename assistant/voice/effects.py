@@ -319,12 +319,12 @@ class Band(Effect):
         n = len(audio)
         spectrum = np.fft.rfft(audio.astype(np.float64), 2 * n)
         freqs: npt.NDArray[np.float64] = np.fft.rfftfreq(2 * n, 1 / rate).astype(np.float64)
-        gain: npt.NDArray[np.float64] = np.ones_like(freqs)
         if self.low > 0:
-            gain *= _soft_step(freqs, self.low / 1.25, self.low)
+            spectrum *= _soft_step(freqs, self.low / 1.25, self.low)  # in place: a sentence's spectrum is MBs
         if self.high < rate / 2:
-            gain *= 1 - _soft_step(freqs, self.high, self.high * 1.25)
-        return as_audio(np.fft.irfft(spectrum * gain, 2 * n)[:n])
+            spectrum *= 1 - _soft_step(freqs, self.high, self.high * 1.25)
+        del freqs
+        return as_audio(np.fft.irfft(spectrum, 2 * n)[:n])
 
 
 def _soft_step(x: npt.NDArray[np.float64], start: float, end: float) -> npt.NDArray[np.float64]:
