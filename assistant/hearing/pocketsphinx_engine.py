@@ -26,7 +26,10 @@ decoded once more as free phones (PocketSphinx's phone loop, no words), and a co
 pronunciation is too many edits away from those phones, per phone of the command, is
 doubted and gives no action. Table talk forced onto a short command ("shall we order some
 food" heard as "teleport") has far more phones than the command; a command said is close
-to its own phones even when the phone decoder gets a few wrong.
+to its own phones even when the phone decoder gets a few wrong. That decode is started at the
+end of speech on a thread of its own, through PocketSphinx's C API (``phone_loop.py``: the
+Python binding holds the GIL while it decodes), so that it runs on another core while Whisper
+looks at the utterance, and is mostly done when the check needs it.
 """
 
 from __future__ import annotations
@@ -46,14 +49,13 @@ import yaml
 from assistant.hearing.audio import SpeechEdges, as_int16
 from assistant.hearing.events import Deferred, Partial, Transcript
 from assistant.hearing.grammar import WordGraph
+from assistant.hearing.phone_loop import NOT_SPEECH, PhoneLoop, PhoneLoopError
 from assistant.hearing.recognizer import BaseRecognizer
 
 #: Bytes of noise (0.3 s) put before each utterance (PocketSphinx estimates the noise from it).
 LEAD_IN_BYTES = 2 * int(16_000 * 0.3)
 #: Marks a chatter word in a transcript (the Ear rejects anything with it).
 UNKNOWN = "[unk]"
-#: What the phone decoder writes for silence and noises (not compared with a command's phones).
-NOT_SPEECH = frozenset({"SIL", "+NSN+", "+SPN+", "+BREATH+", "+COUGH+", "+UM+", "+UH+", "+SMACK+"})
 
 
 def phone_distance(heard: Sequence[str], said: Sequence[str]) -> float:
@@ -145,6 +147,9 @@ class PocketSphinxTuning:
     minimal_read: bool = True       # the end of speech decodes on the smallest deterministic automaton
     shared_live: bool = True        # the live pass searches the graph with its shared ends made one
     read_bestpath: bool = False     # True: read that decode by a best-path search of its word lattice
+    #: start the phone check's decode at the end of speech, on another core (phone_loop.py): ready
+    #: when the check needs it, Whisper having looked at the utterance meanwhile
+    phones_ahead: bool = True
 
 
 class PocketSphinxRecognizer(BaseRecognizer):
@@ -157,11 +162,20 @@ class PocketSphinxRecognizer(BaseRecognizer):
 
         self.tuning = t = tuning or PocketSphinxTuning()
         self.decoder = Decoder(loglevel="FATAL", lm=None, beam=t.beam, pbeam=t.beam, wbeam=t.word_beam)
-        # Loaded now (about 0.3 s), not on the way to the first answer.
-        phone_lm = Path(get_model_path()) / "en-us" / "en-us-phone.lm.bin"
-        # No pronouncing dictionary: the phone loop needs none, and its own copy would cost 22 MB.
-        self._phone_decoder = Decoder(loglevel="FATAL", lm=None, allphone=str(phone_lm), lw=2.0, dict=os.devnull,
-                                      beam=t.beam, pbeam=t.beam, wbeam=t.word_beam)
+        # Loaded now (about 0.3 s), not on the way to the first answer: through the C API, so that
+        # it decodes beside Python (phone_loop.py); else through the binding.
+        self._phone_loop: PhoneLoop | None = None
+        self._phone_decoder: Decoder | None = None
+        #: why the phone loop decodes through the binding ("" when through the C API)
+        self.phone_loop_problem = ""
+        try:
+            self._phone_loop = PhoneLoop(t.beam, t.word_beam)
+        except PhoneLoopError as error:
+            self.phone_loop_problem = str(error)
+            phone_lm = Path(get_model_path()) / "en-us" / "en-us-phone.lm.bin"
+            # No pronouncing dictionary: the phone loop needs none, and its own copy would cost 22 MB.
+            self._phone_decoder = Decoder(loglevel="FATAL", lm=None, allphone=str(phone_lm), lw=2.0,
+                                          dict=os.devnull, beam=t.beam, pbeam=t.beam, wbeam=t.word_beam)
         self._rng = np.random.default_rng(t.seed)
         self._common = common_words()
         self._table = table_words()
@@ -336,6 +350,8 @@ class PocketSphinxRecognizer(BaseRecognizer):
         self._boundary()
         audio = self._utterance_audio()
         self._utterance = []
+        if self._phone_loop is not None and self.tuning.phone_check > 0 and self.tuning.phones_ahead:
+            self._phone_loop.start(audio)  # decoded on another core while Whisper looks (``heard_phones``)
         if self.defer_reading:
             # The live pass's words as its last partial gave them: its final reading would cost a
             # best-path search over the whole lattice (seconds for long talk through the chatter
@@ -387,8 +403,12 @@ class PocketSphinxRecognizer(BaseRecognizer):
         return phones
 
     def heard_phones(self, audio: bytes) -> list[str]:
-        """The phones in ``audio`` (16 kHz mono int16), decoded with no words at all."""
+        """The phones in ``audio`` (16 kHz mono int16), decoded with no words at all (by the
+        decode the end of speech started, when it is this utterance's)."""
+        if self._phone_loop is not None:
+            return self._phone_loop.heard(audio)
         decoder = self._phone_decoder
+        assert decoder is not None
         decoder.reinit_feat()
         decoder.start_utt()
         decoder.process_raw(audio, full_utt=True)
