@@ -380,7 +380,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
           "first pass's work at the end (its decode of the whole utterance in one piece and its phone check), its "
           "live pass done while the player spoke; the phone check beside Whisper (as shipped: started at the end "
           "of speech on a core of its own, it delays the answer only by what Whisper's look before it does not "
-          f"cover, and slows Whisper by {100 * BESIDE_SLOWS:g}% of the time they run together: a fourth core "
+          f"cover, and slows Whisper by {100 * BESIDE_SLOWS:.0f}% of the time they run together: a fourth core "
           "taken from its threads), or on the way (after the rest of the first pass: as before); with all of "
           "the first pass: an upper bound.\n")
     print("| end of speech to answer | median | p90 |")
