@@ -75,6 +75,15 @@ def test_the_decode_runs_on_its_own_thread_while_python_goes_on(clips: list[byte
     before the decode ends, and the decode ran on another thread."""
     tuning = pocketsphinx_engine.PocketSphinxTuning()
     loop = PhoneLoop(tuning.beam, tuning.word_beam)
+    expected = loop.phones(clips[1])
+    seen = decoding_threads(loop)
+    loop.start(clips[1])
+    assert loop.heard(clips[1]) == expected
+    assert seen and seen[0] != threading.get_ident()
+
+
+def decoding_threads(loop: PhoneLoop) -> list[int]:
+    """The threads ``loop`` decodes on from now on, as it decodes."""
     seen: list[int] = []
     decode = loop.phones
 
@@ -83,9 +92,7 @@ def test_the_decode_runs_on_its_own_thread_while_python_goes_on(clips: list[byte
         return decode(audio)
 
     loop.phones = phones  # type: ignore[method-assign]
-    loop.start(clips[1])
-    assert loop.heard(clips[1]) == decode(clips[1])
-    assert seen and seen[0] != threading.get_ident()
+    return seen
 
 
 def hear(recognizer: PocketSphinxRecognizer, clip: np.ndarray) -> Transcript:
@@ -103,14 +110,7 @@ def test_the_recognizer_s_phone_check_takes_the_decode_the_end_of_speech_started
     assert isinstance(recognizer, PocketSphinxRecognizer)
     loop = recognizer._phone_loop
     assert loop is not None and recognizer.phone_loop_problem == ""
-    threads: list[int] = []
-    decode = loop.phones
-
-    def phones(audio: bytes) -> list[str]:
-        threads.append(threading.get_ident())
-        return decode(audio)
-
-    loop.phones = phones  # type: ignore[method-assign]
+    threads = decoding_threads(loop)
     heard = hear(recognizer, maker.say("teleport", PIPER))
     assert heard.text == "teleport" and not heard.doubt
     # started at the end of speech on the worker, taken by the check: decoded once, not here
