@@ -75,18 +75,18 @@ def resample_rate(audio: Audio, rate_in: int, rate_out: int) -> Audio:
 
 
 #: Frames an STFT effect transforms at a time: its memory stays a few MB whatever the
-#: sentence's length (all of a 10 s sentence's frames at once cost 50-75 MB: bench/bench_memory.py)
+#: sentence's length (all of a 10 s sentence's frames at once took 50-75 MB: docs/voices.md)
 FRAME_BLOCK = 128
 
 
 class _Frames:
     """Hann-windowed frames ``hop`` apart covering ``audio`` (padded by half a frame at both
-    ends), handed out a block at a time (``blocks``), and their windowed overlap-add into audio
-    of the same length (``add``, then ``result``): a frame-by-frame effect then holds a block
-    of frames, not all of them."""
+    ends), handed out a block at a time (``blocks``), and an overlap-add for what an effect
+    makes of them (``overlap_add``): a frame-by-frame effect then holds a block of frames, not
+    all of them."""
 
     def __init__(self, audio: Audio, size: int, hop: int) -> None:
-        self.size, self.hop, self.length = size, hop, len(audio)
+        self.size, self.hop = size, hop
         self.half = size // 2
         self.count = max(1, int(math.ceil((len(audio) + 2 * self.half - size) / hop)) + 1)
         self.padded = np.zeros((self.count - 1) * hop + size, np.float64)
