@@ -121,13 +121,14 @@ def test_the_recognizer_s_phone_check_takes_the_decode_the_end_of_speech_started
 
 
 def test_without_the_c_api_the_binding_decodes_and_the_check_still_doubts_talk(
-        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
+        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     def unreachable(beam: float, word_beam: float) -> PhoneLoop:
         raise PhoneLoopError("PocketSphinx's C API is not reachable: a test")
 
     monkeypatch.setattr(pocketsphinx_engine, "PhoneLoop", unreachable)
     recognizer = PocketSphinxRecognizer()
     assert recognizer._phone_loop is None and "a test" in recognizer.phone_loop_problem
+    assert "Python binding" in caplog.text and "a test" in caplog.text  # said in the log, once
     teleport = (recognizer.decoder.lookup_word("teleport") or "").split()
     limit = recognizer.tuning.phone_check
     talk = np.asarray(maker.say("shall we order some food", PIPER), dtype=np.int16).tobytes()

@@ -35,6 +35,7 @@ looks at the utterance, and is mostly done when the check needs it.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import re
 from collections import deque
@@ -172,6 +173,8 @@ class PocketSphinxRecognizer(BaseRecognizer):
             self._phone_loop = PhoneLoop(t.beam, t.word_beam)
         except PhoneLoopError as error:
             self.phone_loop_problem = str(error)
+            logging.getLogger(__name__).warning("The phone check decodes through PocketSphinx's Python binding, "
+                                                "on the way to the answer rather than beside Whisper: %s", error)
             phone_lm = Path(get_model_path()) / "en-us" / "en-us-phone.lm.bin"
             # No pronouncing dictionary: the phone loop needs none, and its own copy would cost 22 MB.
             self._phone_decoder = Decoder(loglevel="FATAL", lm=None, allphone=str(phone_lm), lw=2.0,
