@@ -63,11 +63,11 @@ def test_a_decode_started_is_the_one_taken_and_another_audio_is_decoded_at_once(
     tuning = pocketsphinx_engine.PocketSphinxTuning()
     loop = PhoneLoop(tuning.beam, tuning.word_beam)
     expected = [loop.phones(audio) for audio in clips[:2]]
-    loop.decodes = 0
+    decodes = decoding_threads(loop)
     loop.start(clips[0])
     assert loop.heard(clips[1]) == expected[1]  # not the started utterance: decoded now
-    assert loop.heard(clips[0]) == expected[0] and loop.decodes == 2  # the started one, not again
-    assert loop.heard(clips[0]) == expected[0] and loop.decodes == 3  # taken once: asked again, decoded again
+    assert loop.heard(clips[0]) == expected[0] and len(decodes) == 2  # the started one, not again
+    assert loop.heard(clips[0]) == expected[0] and len(decodes) == 3  # taken once: asked again, decoded again
 
 
 def test_the_decode_runs_on_its_own_thread_while_python_goes_on(clips: list[bytes]) -> None:
@@ -114,10 +114,10 @@ def test_the_recognizer_s_phone_check_takes_the_decode_the_end_of_speech_started
     heard = hear(recognizer, maker.say("teleport", PIPER))
     assert heard.text == "teleport" and not heard.doubt
     # started at the end of speech on the worker, taken by the check: decoded once, not here
-    assert loop.decodes == 1 and threads and threads[0] != threading.get_ident()
+    assert len(threads) == 1 and threads[0] != threading.get_ident()
     recognizer.tuning.phones_ahead = False
     heard = hear(recognizer, maker.say("teleport", PIPER))
-    assert heard.text == "teleport" and loop.decodes == 2 and threads[-1] == threading.get_ident()
+    assert heard.text == "teleport" and len(threads) == 2 and threads[-1] == threading.get_ident()
 
 
 def test_without_the_c_api_the_binding_decodes_and_the_check_still_doubts_talk(

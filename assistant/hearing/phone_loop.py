@@ -84,15 +84,12 @@ class PhoneLoop:
         self._lock = threading.Lock()
         self._worker: ThreadPoolExecutor | None = None
         self._ahead: tuple[bytes, Future[list[str]]] | None = None
-        #: decodes done (a test counts them)
-        self.decodes = 0
 
     def phones(self, audio: bytes) -> list[str]:
         """The phones in ``audio`` (16 kHz mono int16), decoded now, as one utterance whose
         noise and loudness are normalized as a whole."""
         lib, ps = self._lib, self._ps
         with self._lock:
-            self.decodes += 1
             lib.ps_reinit_feat(ps, None)  # forget earlier audio's noise estimate: same audio, same phones
             lib.ps_start_utt(ps)
             lib.ps_process_raw(ps, audio, len(audio) // 2, 0, 1)
