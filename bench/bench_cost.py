@@ -82,6 +82,7 @@ from bench.bench_accuracy import (  # noqa: E402
 )
 from bench.results import Results  # noqa: E402
 from bench.voices import FSDD_DIR, FSDD_HELD_OUT, BenchClips, OtherTalkers, fsdd_speaker  # noqa: E402
+from tests.support.pi_model import BESIDE_SLOWS, beside  # noqa: E402
 from tests.support.spoken import HELD_OUT_SPEAKERS, Speaker, babble  # noqa: E402
 
 #: The published Pi measurement the ratio is taken from: Whisper tiny int8 (CTranslate2), a 4 s
@@ -182,22 +183,6 @@ def metered(settings: HearingSettings) -> Iterator[tuple[Meter, Callable[[], flo
         transcriber.decoder = decoder
         for name in saved:
             delattr(transcriber, name)  # the class's own methods again
-
-
-#: How much longer Whisper's work takes while the phone check's thread runs beside it on a Pi's
-#: four cores (Whisper's threads use all four: one of them shared)
-BESIDE_SLOWS = 1 / 3
-
-
-def beside(end: float, phone: float, whisper: float, looked: float, ratio: float, per_core: float) -> float:
-    """Pi 4 seconds from the end of speech to the answer when the phone check (``phone`` CPU s
-    here, one thread) runs beside Whisper from the end of speech: Whisper (``whisper``, of it
-    ``looked`` before the first pass is read) and the rest of the first pass's work at the end
-    on the way; the phone check only where Whisper's look does not cover it; Whisper slowed
-    while both run (``BESIDE_SLOWS``)."""
-    phone_pi, look_pi = phone * per_core, looked * ratio
-    together = min(phone_pi, look_pi)
-    return whisper * ratio + (end - phone) * per_core + max(0.0, phone_pi - look_pi) + together * BESIDE_SLOWS
 
 
 def reference_job(settings: HearingSettings, maker: BenchClips, trials: int = 5) -> tuple[float, float]:

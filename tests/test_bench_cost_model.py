@@ -1,12 +1,13 @@
-"""bench/bench_cost.py's Pi estimate when the phone check runs beside Whisper (``beside``): the
-phone check delays the answer only by what Whisper's look before the first pass is read does
-not cover, and slows Whisper while both run; on the way (before), it adds all of itself."""
+"""bench/bench_cost.py's Pi estimate when the phone check runs beside Whisper
+(tests/support/pi_model.py, ``beside``): the phone check delays the answer only by what
+Whisper's look before the first pass is read does not cover, and slows Whisper while both run;
+on the way (before), it adds all of itself."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.bench_cost import BESIDE_SLOWS, beside
+from tests.support.pi_model import BESIDE_SLOWS, beside
 
 
 def test_a_phone_check_covered_by_whisper_s_look_costs_only_the_slowdown() -> None:

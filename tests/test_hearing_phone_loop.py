@@ -20,6 +20,8 @@ from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer
 from assistant.sentences import SentenceSet
 from tests.support.spoken import SPEAKERS, ClipMaker, add_noise
 
+pytestmark = pytest.mark.model
+
 PIPER, _, _, ESPEAK_US, _, _ = SPEAKERS
 OMEGA = SentenceSet.load_game("assistant.games.omega_virus", undo=False)
 SAID = ["teleport", "explore one zero zero", "shall we order some food", "attack the red commando"]
