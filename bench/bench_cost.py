@@ -27,8 +27,12 @@ the Pi to this machine for the same model:
 - The first pass (PocketSphinx, one thread): the same ratio times 2.5 (the published run's 4
   threads taken as worth 2.5 of the Pi's cores). Its live pass streams while the player is
   still speaking; at the end of speech it decodes the whole utterance once more in one piece
-  and checks its phones, and only that part is on the way to the answer. The estimate is
-  given twice: after the end of speech (Whisper and the first pass's work at the end) and with
+  and checks its phones, and only that part is on the way to the answer. The phone check runs
+  on a thread of its own from the end of speech (``phone_loop.py``): it is timed here on its own
+  (run in place, where the meter can tell it from Whisper) and counted beside Whisper
+  (``tests/support/pi_model.beside``: only what Whisper's look before the first pass is read
+  does not cover, Whisper a third slower while both run). The estimate is given three times:
+  after the end of speech (as shipped), with the phone check on the way (as before), and with
   all of the first pass after it (an upper bound).
 - A Pi 5 is taken as 2.5x a Pi 4 (published comparisons put it at 2-3x; Home Assistant's
   voice team measured their closed-grammar Speech-to-Phrase at under 1 s on a Pi 4 and about
