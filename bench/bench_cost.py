@@ -27,13 +27,15 @@ the Pi to this machine for the same model:
 - The first pass (PocketSphinx, one thread): the same ratio times 2.5 (the published run's 4
   threads taken as worth 2.5 of the Pi's cores). Its live pass streams while the player is
   still speaking; at the end of speech it decodes the whole utterance once more in one piece
-  and checks its phones, and only that part is on the way to the answer. The phone check runs
-  on a thread of its own from the end of speech (``phone_loop.py``): it is timed here on its own
-  (run in place, where the meter can tell it from Whisper) and counted beside Whisper
-  (``tests/support/pi_model.beside``: only what Whisper's look before the first pass is read
-  does not cover, Whisper a third slower while both run). The estimate is given three times:
-  after the end of speech (as shipped), with the phone check on the way (as before), and with
-  all of the first pass after it (an upper bound).
+  and checks its phones (its reading). That reading runs on a decoder of its own, started at the
+  end of speech on a thread of its own (``side_decoder.py``): it is timed here where a stage asks
+  for it (read in place, where the meter can tell it from Whisper), and once more after the
+  decision where no stage asked for it, and counted beside Whisper
+  (``tests/support/pi_model.beside``: only what Whisper's look before a stage asks for it does
+  not cover, nothing when none asks, Whisper a third slower while both run). The estimate is
+  given four times: after the end of speech (as shipped), with only the phone check beside
+  Whisper (as before), with all of the reading on the way (before that), and with all of the
+  first pass after it (an upper bound).
 - A Pi 5 is taken as 2.5x a Pi 4 (published comparisons put it at 2-3x; Home Assistant's
   voice team measured their closed-grammar Speech-to-Phrase at under 1 s on a Pi 4 and about
   150 ms on a Pi 5).
@@ -71,6 +73,7 @@ from assistant.hearing import (  # noqa: E402
     open_ear,
     open_transcriber,
 )
+from assistant.hearing.events import Deferred  # noqa: E402
 from assistant.hearing.moments import listening_moments  # noqa: E402
 from assistant.hearing.whisper_engine import MAX_SECONDS, WhisperTranscriber, find_model  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
@@ -279,14 +282,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         # does while the player speaks (its live pass, partials) is the rest of its time
         ending = Meter()
         first_pass: Any = ear.recognizer
-        first_pass._end = ending.wrap("end", first_pass._end)
-        # The phone check's decode is timed on its own, here where the check asks for it (as it
-        # was before it was started at the end of speech on its own thread, which this meter's
-        # process time could not tell from Whisper's): the model then puts it beside Whisper
-        first_pass.tuning.phones_ahead = False
+        ended: list[Any] = []  # the transcript the end of speech gave (a reading put off)
+        timed_end = ending.wrap("end", first_pass._end)
+
+        def end_kept() -> Any:
+            ended.append(timed_end())
+            return ended[-1]
+
+        first_pass._end = end_kept
+        # The reading is timed where a stage asks for it (as it was before it was started at the
+        # end of speech on the side decoder's thread, which this meter's process time could not
+        # tell from Whisper's): the model then puts it beside Whisper; its phone check timed too
+        first_pass.tuning.read_ahead = False
         phone_meter = Meter()  # its own: inside the read, the ending meter counts it as the read's
         first_pass.heard_phones = phone_meter.wrap("phone check", first_pass.heard_phones)
-        read = ending.wrap("end", first_pass._read)
+        read = ending.wrap("read", first_pass._read)
         whisper_before: list[float] = []
 
         def read_after_whisper(*args: Any) -> Any:
@@ -297,6 +307,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         per_stage: dict[str, list[float]] = defaultdict(list)
         totals: list[float] = []
         phones: list[float] = []  # the phone check's decode, within the first pass's work at the end
+        reads: list[float] = []  # its reading (the phone check's decode in it), where a stage asked for it
+        unasked: list[float] = []  # the reading no stage asked for (read ahead all the same, as shipped)
         looked: list[float] = []  # Whisper's CPU before the first pass was read (all of it when it was not)
         whisper_total: list[float] = []
         right = wrong = commands = taken = talked = 0
@@ -308,6 +320,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     meter.reset()
                     ending.reset()
                     phone_meter.reset()
+                    ended.clear()
                     whisper_before.clear()
                     before = whisper_spent()
                     start = time.process_time()
@@ -325,11 +338,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     totals.append(total)
                     whisper_total.append(whisper)
                     model = sum(meter.spent.values())
-                    at_end = ending.spent["end"]
+                    at_end = ending.spent["end"] + ending.spent["read"]
                     per_stage["first pass, at the end"].append(at_end)
                     per_stage["first pass, while speaking"].append(max(total - whisper - at_end, 0.0))
                     phones.append(phone_meter.spent["phone check"])
+                    reads.append(ending.spent["read"])
                     looked.append(whisper_before[0] if whisper_before else whisper)
+                    unasked.append(0.0)
+                    if not whisper_before and ended and isinstance(ended[-1], Deferred):
+                        start = time.process_time()  # what reading it ahead cost though no stage asked
+                        ended[-1].settle()
+                        unasked[-1] = time.process_time() - start
                     for stage in ("Whisper encoder", "Whisper decoder", "Whisper weighing"):
                         per_stage[stage].append(meter.spent.get(stage, 0.0))
                     per_stage["Whisper other"].append(max(whisper - model, 0.0))
@@ -355,30 +374,35 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     ratio = PI4_WHISPER_TINY_4S / ref_cpu
     per_core = ratio * PI4_CORES_USED
     print(f"(the phone check's decode: {statistics.median(phones):.3f} median, {statistics.mean(phones):.3f} mean, "
-          f"{q90(phones):.3f} p90 CPU s per utterance, within the first pass's work at the end)")
-    on_the_way = [end * per_core + whisper * ratio
-                  for end, whisper in zip(per_stage["first pass, at the end"], whisper_total, strict=True)]
-    after = [beside(end, phone, whisper, look, ratio, per_core) for end, phone, whisper, look
-             in zip(per_stage["first pass, at the end"], phones, whisper_total, looked, strict=True)]
+          f"{q90(phones):.3f} p90 CPU s per utterance, within the first pass's work at the end; its reading where a "
+          f"stage asked for it ({sum(r > 0 for r in reads)} utterances): {statistics.mean(reads):.3f} mean; read "
+          f"ahead though no stage asked ({sum(u > 0 for u in unasked)}): {statistics.mean(unasked):.3f} mean)")
+    ends = per_stage["first pass, at the end"]
+    on_the_way = [end * per_core + whisper * ratio for end, whisper in zip(ends, whisper_total, strict=True)]
+    after = [beside(end - read, read or spare, whisper, look, ratio, per_core, needed=read > 0)
+             for end, read, spare, whisper, look in zip(ends, reads, unasked, whisper_total, looked, strict=True)]
+    phones_beside = [beside(end - phone, phone, whisper, look, ratio, per_core)
+                     for end, phone, whisper, look in zip(ends, phones, whisper_total, looked, strict=True)]
     live_pass = per_stage["first pass, while speaking"]
     pi4_all = [live * per_core + rest for live, rest in zip(live_pass, on_the_way, strict=True)]
     print(f"\nCost model (an ESTIMATE, not measured on a Pi): Pi 4 seconds = Whisper CPU s here x {ratio:.2f} "
           f"(published {PI4_WHISPER_TINY_4S} s on a Pi 400 with 4 threads, over {ref_cpu:.3f} CPU s here for the "
           f"same job), + first-pass CPU s here x {per_core:.2f} (one thread; the published run's 4 threads taken "
           f"as {PI4_CORES_USED:g} cores); Pi 5 = Pi 4 / {PI5_SPEEDUP:g}. After the end of speech: Whisper and the "
-          "first pass's work at the end (its decode of the whole utterance in one piece and its phone check), its "
-          "live pass done while the player spoke; the phone check beside Whisper (as shipped: started at the end "
-          "of speech on a core of its own, it delays the answer only by what Whisper's look before it does not "
-          f"cover, and slows Whisper by {100 * BESIDE_SLOWS:.0f}% of the time they run together: a fourth core "
-          "taken from its threads), or on the way (after the rest of the first pass: as before); with all of "
-          "the first pass: an upper bound.\n")
+          "first pass's work at the end (its reading: a decode of the whole utterance in one piece and its phone "
+          "check), its live pass done while the player spoke. As shipped, its reading runs beside Whisper (started "
+          "at the end of speech on a core of its own, it delays the answer only by what Whisper's look before a "
+          "stage asks for it does not cover, not at all when none asks, and slows Whisper by "
+          f"{100 * BESIDE_SLOWS:.0f}% of the time they run together: a fourth core taken from its threads); before "
+          "(d20a85f), only its phone check ran beside Whisper; before that, all of it on the way; with all of the "
+          "first pass: an upper bound.\n")
     print("| end of speech to answer | median | p90 |")
     print("|---|---|---|")
     print(f"| this machine, CPU s of the whole utterance | {statistics.median(totals):.2f} | {q90(totals):.2f} |")
     estimates: dict[str, dict[str, float]] = {}
     for board, speed in (("Raspberry Pi 4", 1.0), ("Raspberry Pi 5", PI5_SPEEDUP)):
-        for part, values in (("after the end of speech", after), ("the phone check on the way", on_the_way),
-                             ("with all of the first pass", pi4_all)):
+        for part, values in (("after the end of speech", after), ("only the phone check beside", phones_beside),
+                             ("the reading on the way", on_the_way), ("with all of the first pass", pi4_all)):
             scaled = [v / speed for v in values]
             estimates[f"{board}, {part}"] = {"median_s": statistics.median(scaled), "p90_s": q90(scaled)}
             print(f"| {board} (estimate), {part} | {statistics.median(scaled):.2f} | {q90(scaled):.2f} |")

@@ -26,10 +26,13 @@ decoded once more as free phones (PocketSphinx's phone loop, no words), and a co
 pronunciation is too many edits away from those phones, per phone of the command, is
 doubted and gives no action. Table talk forced onto a short command ("shall we order some
 food" heard as "teleport") has far more phones than the command; a command said is close
-to its own phones even when the phone decoder gets a few wrong. That decode is started at the
-end of speech on a thread of its own, through PocketSphinx's C API (``phone_loop.py``: the
-Python binding holds the GIL while it decodes), so that it runs on another core while Whisper
-looks at the utterance, and is mostly done when the check needs it.
+to its own phones even when the phone decoder gets a few wrong.
+
+The one-piece decode and the phone check run on a decoder of their own through PocketSphinx's C
+API (``side_decoder.py``: the Python binding holds the GIL while it decodes). In the hybrid
+they are started at the end of speech on a thread of their own (``read_ahead``), so that they
+run on another core while Whisper looks at the utterance and are mostly done when a stage
+needs the first pass's reading.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import logging
 import os
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -50,8 +53,8 @@ import yaml
 from assistant.hearing.audio import SpeechEdges, as_int16
 from assistant.hearing.events import Deferred, Partial, Transcript
 from assistant.hearing.grammar import WordGraph
-from assistant.hearing.phone_loop import NOT_SPEECH, PhoneLoop, PhoneLoopError
 from assistant.hearing.recognizer import BaseRecognizer
+from assistant.hearing.side_decoder import NOT_SPEECH, Reading, SideDecoder, SideDecoderError, Transition
 
 #: Bytes of noise (0.3 s) put before each utterance (PocketSphinx estimates the noise from it).
 LEAD_IN_BYTES = 2 * int(16_000 * 0.3)
@@ -148,9 +151,10 @@ class PocketSphinxTuning:
     minimal_read: bool = True       # the end of speech decodes on the smallest deterministic automaton
     shared_live: bool = True        # the live pass searches the graph with its shared ends made one
     read_bestpath: bool = False     # True: read that decode by a best-path search of its word lattice
-    #: start the phone check's decode at the end of speech, on another core (phone_loop.py): ready
-    #: when the check needs it, Whisper having looked at the utterance meanwhile
-    phones_ahead: bool = True
+    #: with ``defer_reading``: start the reading at the end of speech on another core
+    #: (side_decoder.py), ready when a stage needs it, Whisper having looked at the utterance
+    #: meanwhile (False: read when first asked, on the asking thread)
+    read_ahead: bool = True
 
 
 class PocketSphinxRecognizer(BaseRecognizer):
@@ -163,18 +167,18 @@ class PocketSphinxRecognizer(BaseRecognizer):
 
         self.tuning = t = tuning or PocketSphinxTuning()
         self.decoder = Decoder(loglevel="FATAL", lm=None, beam=t.beam, pbeam=t.beam, wbeam=t.word_beam)
-        # Loaded now (about 0.3 s), not on the way to the first answer: through the C API, so that
-        # it decodes beside Python (phone_loop.py); else through the binding.
-        self._phone_loop: PhoneLoop | None = None
+        # The end of speech reads on a decoder of its own, loaded now (about 0.3 s): through the C
+        # API, so that it decodes beside Python (side_decoder.py); else through the binding.
+        self._side: SideDecoder | None = None
         self._phone_decoder: Decoder | None = None
-        #: why the phone loop decodes through the binding ("" when through the C API)
-        self.phone_loop_problem = ""
+        #: why the end of speech decodes through the binding ("" when through the C API)
+        self.side_problem = ""
         try:
-            self._phone_loop = PhoneLoop(t.beam, t.word_beam)
-        except PhoneLoopError as error:
-            self.phone_loop_problem = str(error)
-            logging.getLogger(__name__).warning("The phone check decodes through PocketSphinx's Python binding, "
-                                                "on the way to the answer rather than beside Whisper: %s", error)
+            self._side = SideDecoder(t.beam, t.word_beam)
+        except SideDecoderError as error:
+            self.side_problem = str(error)
+            logging.getLogger(__name__).warning("The first pass reads through PocketSphinx's Python binding, on the "
+                                                "way to the answer rather than beside Whisper: %s", error)
             phone_lm = Path(get_model_path()) / "en-us" / "en-us-phone.lm.bin"
             # No pronouncing dictionary: the phone loop needs none, and its own copy would cost 22 MB.
             self._phone_decoder = Decoder(loglevel="FATAL", lm=None, allphone=str(phone_lm), lw=2.0,
@@ -213,25 +217,29 @@ class PocketSphinxRecognizer(BaseRecognizer):
             config["bestpath"] = self.tuning.read_bestpath and not self.tuning.minimal_read
             live = graph.shared_ends() if self.tuning.shared_live else (graph.start, graph.final,
                                                                           list(graph.transitions()))
-            chatter = self._add_search(name, graph, *live)
-            if self.tuning.minimal_read:
+            transitions, chatter = self._transitions(graph, *live)
+            self._add_search(name, *live[:2], transitions)
+            read = graph.minimal() if self.tuning.minimal_read else live
+            read_transitions = self._transitions(graph, *read)[0] if self.tuning.minimal_read else transitions
+            if self._side_reads:
+                self._add_side(f"{name}m" if self.tuning.minimal_read else name, *read[:2], read_transitions)
+            elif self.tuning.minimal_read:
                 config["bestpath"] = self.tuning.read_bestpath
-                self._add_search(f"{name}m", graph, *graph.minimal())
+                self._add_search(f"{name}m", *read[:2], read_transitions)
             config["bestpath"] = True
             self._searches[graph.intents] = (name, chatter)
         name, self._chatter = self._searches[graph.intents]
         self._read_search = f"{name}m" if self.tuning.minimal_read else name
         self.decoder.activate_search(name)
 
+    @property
+    def _side_reads(self) -> bool:
+        """Whether the end of speech reads on the side decoder (it reads by the search's own best
+        path only: ``read_bestpath`` needs the binding's)."""
+        return self._side is not None and not self.tuning.read_bestpath
+
     def _pronunciations(self, word: str) -> set[str]:
-        found = set()
-        for variant in [word] + [f"{word}({i})" for i in range(2, 10)]:
-            phones = self.decoder.lookup_word(variant)
-            if phones is None and variant != word:
-                break
-            if phones:
-                found.add(phones)
-        return found
+        return set(self._variants(word))
 
     def _chatter_words(self, vocabulary: set[str]) -> set[str]:
         """Common words that neither are nor sound exactly like a command word."""
@@ -246,14 +254,15 @@ class PocketSphinxRecognizer(BaseRecognizer):
             chosen += [w for w in self._table if free(w) and w not in chosen]
         return set(chosen)
 
-    def _add_search(self, name: str, graph: WordGraph, start: int, final: int,
-                    ways: list[tuple[int, int, float, str | None]]) -> set[str]:
-        """A finite-state search ``name``: the automaton ``ways`` (the graph's own transitions,
-        or its smallest deterministic form) plus the chatter loop from ``start`` to ``final``."""
+    def _transitions(self, graph: WordGraph, start: int, final: int,
+                     ways: list[tuple[int, int, float, str | None]]) -> tuple[list[Transition], set[str]]:
+        """A finite-state search's transitions: the automaton ``ways`` (the graph's own transitions,
+        or its smallest deterministic form) plus the chatter loop from ``start`` to ``final``; and
+        the chatter loop's words."""
         vocabulary = graph.vocabulary()
         missing = self.unknown_words(vocabulary)
         self.missing_words |= missing
-        transitions: list[tuple[int, int, float, str] | tuple[int, int, float]] = []
+        transitions: list[Transition] = []
         for src, dst, prob, word in ways:
             if word is None:
                 transitions.append((src, dst, prob))
@@ -266,9 +275,32 @@ class PocketSphinxRecognizer(BaseRecognizer):
                 transitions.append((start, loop, self.tuning.filler_entry / len(chatter), word))
                 transitions.append((loop, loop, self.tuning.filler_loop / len(chatter), word))
             transitions.append((loop, final, 1.0))
+        return transitions, set(chatter)
+
+    def _add_search(self, name: str, start: int, final: int, transitions: list[Transition]) -> None:
         fsg = self.decoder.create_fsg(name, start, final, transitions)
         self.decoder.add_fsg(name, fsg)
-        return set(chatter)
+
+    def _add_side(self, name: str, start: int, final: int, transitions: list[Transition]) -> None:
+        """The grammar ``name`` in the side decoder, with its words' pronunciations."""
+        assert self._side is not None
+        words = {t[3] for t in transitions if len(t) == 4}
+        pronunciations: dict[str, str] = {}
+        for word in sorted(words):
+            for n, phones in enumerate(self._variants(word)):
+                pronunciations[word if n == 0 else f"{word}({n + 1})"] = phones
+        self._side.add_words(pronunciations)
+        self._side.add_grammar(name, start, final, transitions)
+
+    def _variants(self, word: str) -> list[str]:
+        """``word``'s pronunciations in the dictionary's order (``word``, ``word(2)``...)."""
+        found = []
+        for variant in [word] + [f"{word}({i})" for i in range(2, 10)]:
+            phones = self.decoder.lookup_word(variant)
+            if phones is None:
+                break
+            found.append(phones)
+        return found
 
     # ----------------------------------------------------------------- audio
 
@@ -346,22 +378,23 @@ class PocketSphinxRecognizer(BaseRecognizer):
 
     def _end(self) -> Transcript:
         """The utterance is over: its reading (``_read``), or, when ``defer_reading`` is set, a
-        ``Deferred`` transcript that reads it only when asked."""
+        ``Deferred`` transcript whose ``settle`` gives it: begun now on the side decoder's thread
+        (``read_ahead``), else read when first asked."""
         if self.tuning.partials:
             self.decoder.end_utt()
         self._started = False
         self._boundary()
         audio = self._utterance_audio()
         self._utterance = []
-        if self._phone_loop is not None and self.tuning.phone_check > 0 and self.tuning.phones_ahead:
-            self._phone_loop.start(audio)  # decoded on another core while Whisper looks (``heard_phones``)
-        if self.defer_reading:
-            # The live pass's words as its last partial gave them: its final reading would cost a
-            # best-path search over the whole lattice (seconds for long talk through the chatter
-            # loop), and nothing judges it (``settle`` gives the reading).
-            return Deferred(self._last_partial, 0.0,
-                            settle=functools.partial(self._read, audio, self._read_search, self._chatter))
-        return self._read(audio, self._read_search, self._chatter)
+        read = functools.partial(self._read, audio, self._read_search, self._chatter)
+        if not self.defer_reading:
+            return read()
+        # The live pass's words as its last partial gave them: its final reading would cost a
+        # best-path search over the whole lattice (seconds for long talk through the chatter
+        # loop), and nothing judges it (``settle`` gives the reading).
+        if self._side is not None and self._side_reads and self.tuning.read_ahead:
+            return Deferred(self._last_partial, 0.0, settle=self._side.start(read).result)
+        return Deferred(self._last_partial, 0.0, settle=read)
 
     def _read(self, audio: bytes, search: str, chatter: set[str]) -> Transcript:
         """Decode the whole utterance once more in one piece: PocketSphinx then normalizes it
@@ -370,6 +403,22 @@ class PocketSphinxRecognizer(BaseRecognizer):
         ended: with ``minimal_read``, its smallest deterministic automaton (the same
         sentences, each as likely; a word shared by many sentences searched once), which the
         live pass does not use because its pushed chances change the partial words."""
+        reading = self._side_read(audio, search) if self._side_reads else self._binding_read(audio, search)
+        if reading is None:
+            return Transcript("", 0.0)
+        text = self._words(reading.hypstr, chatter)
+        doubt = ""
+        if text and UNKNOWN not in text.split():
+            said = self._phones_of(reading.segments, self._pronounced)
+            doubt = self._doubt(audio, text, said, self.tuning.phone_check)
+        return Transcript(text, reading.prob, doubt=doubt)
+
+    def _side_read(self, audio: bytes, search: str) -> Reading | None:
+        assert self._side is not None
+        return self._side.read(audio, search)
+
+    def _binding_read(self, audio: bytes, search: str) -> Reading | None:
+        """The reading through the binding's decoder, whose live search is active again after."""
         live = self.decoder.current_search()
         self.decoder.activate_search(search)
         try:
@@ -378,16 +427,17 @@ class PocketSphinxRecognizer(BaseRecognizer):
             self.decoder.process_raw(audio, full_utt=True)
             self.decoder.end_utt()
             hyp = self.decoder.hyp()
-            said = self._said_phones() if hyp is not None else []
+            segments = tuple(s.word for s in self.decoder.seg() or []) if hyp is not None else ()
         finally:
             self.decoder.activate_search(live)
-        if hyp is None:
-            return Transcript("", 0.0)
-        text = self._words(hyp.hypstr, chatter)
-        doubt = ""
-        if text and UNKNOWN not in text.split():
-            doubt = self._doubt(audio, text, said, self.tuning.phone_check)
-        return Transcript(text, float(hyp.prob), doubt=doubt)
+        return Reading(hyp.hypstr, float(hyp.prob), segments) if hyp is not None else None
+
+    def _pronounced(self, word: str) -> str | None:
+        """``word``'s phones (``word(2)``: its second pronunciation) as the reading decoder has them."""
+        if self._side_reads:
+            assert self._side is not None
+            return self._side.pronunciations.get(word)
+        return self.decoder.lookup_word(word)
 
     def _utterance_audio(self) -> bytes:
         """The utterance so far, background talk gated out."""
@@ -396,20 +446,24 @@ class PocketSphinxRecognizer(BaseRecognizer):
 
     # ----------------------------------------------------------------- phone check
 
-    def _said_phones(self) -> list[str]:
-        """The phones of the words the grammar decode just found, in the pronunciations it used."""
+    @staticmethod
+    def _phones_of(segments: Iterable[str], pronounced: Callable[[str], str | None]) -> list[str]:
+        """The phones of a decode's words (its segmentation's, fillers and silences left out), in
+        the pronunciations it used."""
         phones: list[str] = []
-        for segment in self.decoder.seg() or []:
-            word = segment.word
+        for word in segments:
             if not word.startswith(("<", "[", "+")):
-                phones.extend((self.decoder.lookup_word(word) or "").split())
+                phones.extend((pronounced(word) or "").split())
         return phones
 
+    def _said_phones(self) -> list[str]:
+        """The phones of the words the live pass has found so far."""
+        return self._phones_of((s.word for s in self.decoder.seg() or []), self.decoder.lookup_word)
+
     def heard_phones(self, audio: bytes) -> list[str]:
-        """The phones in ``audio`` (16 kHz mono int16), decoded with no words at all (by the
-        decode the end of speech started, when it is this utterance's)."""
-        if self._phone_loop is not None:
-            return self._phone_loop.heard(audio)
+        """The phones in ``audio`` (16 kHz mono int16), decoded with no words at all."""
+        if self._side is not None:
+            return self._side.phones(audio)
         decoder = self._phone_decoder
         assert decoder is not None
         decoder.reinit_feat()

@@ -1,0 +1,158 @@
+"""The end of speech's decodes through PocketSphinx's C API (assistant/hearing/side_decoder.py), on
+real Piper and espeak speech: the same phones and the same readings (words, probability, doubt)
+as PocketSphinx's own Python binding gives; the reading the end of speech starts runs on the
+side decoder's thread and is the one a stage takes (not read twice); and where the C API cannot
+be had, the binding reads and the phone check works as before."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.hearing import HearingSettings, open_ear, pocketsphinx_engine
+from assistant.hearing.audio import blocks
+from assistant.hearing.events import Deferred, Transcript
+from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer
+from assistant.hearing.side_decoder import NOT_SPEECH, SideDecoder, SideDecoderError
+from assistant.sentences import SentenceSet
+from tests.support.spoken import SPEAKERS, ClipMaker, add_noise
+
+pytestmark = pytest.mark.model
+
+PIPER, _, _, ESPEAK_US, _, _ = SPEAKERS
+OMEGA = SentenceSet.load_game("assistant.games.omega_virus", undo=False)
+MOVES = ["teleport", "explore", "pass", "attack", "shields"]
+SAID = ["teleport", "explore one zero zero", "shall we order some food", "attack the red commando",
+        "shields zero and two"]
+
+
+@pytest.fixture(scope="module")
+def maker(tmp_path_factory: pytest.TempPathFactory) -> ClipMaker:
+    return ClipMaker(tmp_path_factory.getbasetemp() / "side-decoder-clips")
+
+
+@pytest.fixture(scope="module")
+def clips(maker: ClipMaker) -> list[np.ndarray]:
+    said = [maker.say(text, PIPER) for text in SAID] + [maker.say(text, ESPEAK_US) for text in SAID[1::2]]
+    return said + [add_noise(clip, "white", 10.0, seed=3) for clip in said[:4]]
+
+
+def binding_phones(audio: bytes) -> list[str]:
+    """The phones as PocketSphinx's Python binding decodes them, with the recognizer's settings."""
+    from pocketsphinx import Decoder, get_model_path
+
+    tuning = pocketsphinx_engine.PocketSphinxTuning()
+    decoder = Decoder(loglevel="FATAL", lm=None, allphone=str(Path(get_model_path()) / "en-us" / "en-us-phone.lm.bin"),
+                      lw=2.0, dict=os.devnull, beam=tuning.beam, pbeam=tuning.beam, wbeam=tuning.word_beam)
+    decoder.reinit_feat()
+    decoder.start_utt()
+    decoder.process_raw(audio, full_utt=True)
+    decoder.end_utt()
+    return [s.word for s in decoder.seg() or [] if s.word not in NOT_SPEECH]
+
+
+def test_the_c_api_gives_the_binding_s_phones(clips: list[np.ndarray]) -> None:
+    tuning = pocketsphinx_engine.PocketSphinxTuning()
+    side = SideDecoder(tuning.beam, tuning.word_beam)
+    for clip in clips:
+        audio = clip.tobytes()
+        phones = side.phones(audio)
+        assert len(phones) >= 3 and phones == binding_phones(audio)
+
+
+def without_c_api(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unreachable(beam: float, word_beam: float) -> SideDecoder:
+        raise SideDecoderError("PocketSphinx's C API is not reachable: a test")
+
+    monkeypatch.setattr(pocketsphinx_engine, "SideDecoder", unreachable)
+
+
+def hear(recognizer: PocketSphinxRecognizer, clip: np.ndarray) -> Transcript:
+    audio = np.concatenate([np.asarray(clip, dtype=np.int16), np.zeros(8000, dtype=np.int16)])
+    for block in blocks(audio, 0.1):
+        event = recognizer.accept(block)
+        if isinstance(event, Transcript):
+            recognizer.reset()
+            return event
+    return recognizer.finish()
+
+
+def test_the_side_decoder_reads_what_the_binding_reads(clips: list[np.ndarray],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same words, probability and doubt, on commands, table talk and noise, in two moments
+    (two grammars, the first searched again after the second)."""
+    c_api = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
+    without_c_api(monkeypatch)
+    binding = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
+    assert isinstance(c_api.recognizer, PocketSphinxRecognizer) and c_api.recognizer._side is not None
+    assert isinstance(binding.recognizer, PocketSphinxRecognizer) and binding.recognizer._side is None
+    doubted = commands = 0
+    for intents in (MOVES, ["skill", "repeat", "pass"], MOVES):
+        for ear in (c_api, binding):
+            ear.set_intents(intents)
+        for clip in clips:
+            mine, theirs = hear(c_api.recognizer, clip), hear(binding.recognizer, clip)
+            assert mine == theirs and mine.confidence == theirs.confidence
+            doubted += bool(mine.doubt)
+            commands += OMEGA.match(mine.text) is not None
+    assert commands >= 10 and doubted >= 1  # the readings compared found commands, and the check doubted some
+
+
+def test_a_reading_started_at_the_end_of_speech_is_read_on_the_side_thread_once(maker: ClipMaker) -> None:
+    ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
+    recognizer = ear.recognizer
+    assert isinstance(recognizer, PocketSphinxRecognizer) and recognizer._side is not None
+    recognizer.defer_reading = True
+    threads: list[int] = []
+    read = recognizer._side.read
+
+    def recorded(audio: bytes, grammar: str) -> object:
+        threads.append(threading.get_ident())
+        return read(audio, grammar)
+
+    recognizer._side.read = recorded  # type: ignore[method-assign]
+    put_off = hear(recognizer, maker.say("explore one zero zero", PIPER))
+    assert isinstance(put_off, Deferred)
+    settled = put_off.settle()
+    assert OMEGA.match(settled.text) is not None and not settled.doubt
+    assert put_off.settle() == settled  # taken again: the same reading, not read again
+    assert len(threads) == 1 and threads[0] != threading.get_ident()
+    recognizer.tuning.read_ahead = False
+    put_off = hear(recognizer, maker.say("explore one zero zero", PIPER))
+    assert isinstance(put_off, Deferred) and len(threads) == 1  # not read until asked
+    assert put_off.settle() == settled and threads[-1] == threading.get_ident()
+
+
+def test_work_started_and_not_begun_is_let_go_when_the_next_utterance_ends(clips: list[np.ndarray]) -> None:
+    tuning = pocketsphinx_engine.PocketSphinxTuning()
+    side = SideDecoder(tuning.beam, tuning.word_beam)
+    gate = threading.Event()
+    first = side.start(gate.wait)  # the worker is busy
+    second = side.start(lambda: side.phones(clips[0].tobytes()))
+    third = side.start(lambda: side.phones(clips[1].tobytes()))
+    gate.set()
+    assert first.result() is True and second.cancelled()
+    assert third.result() == binding_phones(clips[1].tobytes())
+
+
+def test_without_the_c_api_the_binding_reads_and_the_check_still_doubts_talk(
+        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    without_c_api(monkeypatch)
+    recognizer = PocketSphinxRecognizer()
+    assert recognizer._side is None and "a test" in recognizer.side_problem
+    assert "Python binding" in caplog.text and "a test" in caplog.text  # said in the log, once
+    teleport = (recognizer.decoder.lookup_word("teleport") or "").split()
+    limit = recognizer.tuning.phone_check
+    talk = np.asarray(maker.say("shall we order some food", PIPER), dtype=np.int16).tobytes()
+    assert "did not sound like 'teleport'" in recognizer._doubt(talk, "teleport", teleport, limit)
+    said = np.asarray(maker.say("teleport", PIPER), dtype=np.int16).tobytes()
+    assert recognizer._doubt(said, "teleport", teleport, limit) == ""
+    ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
+    assert isinstance(ear.recognizer, PocketSphinxRecognizer) and ear.recognizer._side is None
+    ear.recognizer.defer_reading = True
+    put_off = hear(ear.recognizer, maker.say("teleport", PIPER))
+    assert isinstance(put_off, Deferred) and put_off.settle().text == "teleport"
