@@ -340,7 +340,7 @@ def test_phone_check_doubts_table_talk_taken_for_a_short_command(move_ear: Ear, 
     command said is not. Through the ear, the line gives no command, whatever it is heard as."""
     recognizer = move_ear.recognizer
     assert isinstance(recognizer, PocketSphinxRecognizer)
-    teleport = recognizer.decoder.lookup_word("teleport").split()
+    teleport = (recognizer.pronunciation("teleport") or "").split()
     limit = recognizer.tuning.phone_check
     talk = maker.say(SHALL_WE, PIPER)
     doubt = recognizer._doubt(talk.tobytes(), "teleport", teleport, limit)
@@ -391,7 +391,7 @@ def test_live_loop_does_not_act_early_on_a_command_heard_on_the_way_to_another(m
     assert isinstance(recognizer, PocketSphinxRecognizer)
     speech = np.nonzero(np.abs(clip) > 500)[0]
     half = clip[: (speech[0] + speech[-1]) // 2]
-    help_phones = recognizer.decoder.lookup_word("help").split()
+    help_phones = (recognizer.pronunciation("help") or "").split()
     assert "did not sound like 'help'" in recognizer._doubt(half.tobytes(), "help", help_phones,
                                                             recognizer.tuning.early_phone_check)
     actions, _ = live_loop_hearing(clip, HearingSettings(recognizer="pocketsphinx"))

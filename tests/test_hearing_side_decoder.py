@@ -145,7 +145,7 @@ def test_without_the_c_api_the_binding_reads_and_the_check_still_doubts_talk(
     recognizer = PocketSphinxRecognizer()
     assert recognizer._side is None and "a test" in recognizer.side_problem
     assert "Python binding" in caplog.text and "a test" in caplog.text  # said in the log, once
-    teleport = (recognizer.decoder.lookup_word("teleport") or "").split()
+    teleport = (recognizer.pronunciation("teleport") or "").split()
     limit = recognizer.tuning.phone_check
     talk = np.asarray(maker.say("shall we order some food", PIPER), dtype=np.int16).tobytes()
     assert "did not sound like 'teleport'" in recognizer._doubt(talk, "teleport", teleport, limit)

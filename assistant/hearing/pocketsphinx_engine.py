@@ -53,6 +53,7 @@ import yaml
 from assistant.hearing.audio import SpeechEdges, as_int16
 from assistant.hearing.events import Deferred, Partial, Transcript
 from assistant.hearing.grammar import WordGraph
+from assistant.hearing.pronouncing import pronouncing
 from assistant.hearing.recognizer import BaseRecognizer
 from assistant.hearing.side_decoder import NOT_SPEECH, Reading, SideDecoder, SideDecoderError, Transition
 
@@ -166,7 +167,12 @@ class PocketSphinxRecognizer(BaseRecognizer):
         from pocketsphinx import Decoder, get_model_path
 
         self.tuning = t = tuning or PocketSphinxTuning()
-        self.decoder = Decoder(loglevel="FATAL", lm=None, beam=t.beam, pbeam=t.beam, wbeam=t.word_beam)
+        # No pronouncing dictionary of its own (PocketSphinx's copy of CMUdict costs 21 MB): the
+        # words its grammars use are added as they come, from the file looked up in Python.
+        self.dictionary = pronouncing(Path(get_model_path()) / "en-us" / "cmudict-en-us.dict")
+        self.decoder = Decoder(loglevel="FATAL", lm=None, dict=os.devnull, beam=t.beam, pbeam=t.beam,
+                               wbeam=t.word_beam)
+        self._words_added: set[str] = set()
         # The end of speech reads on a decoder of its own, loaded now (about 0.3 s): through the C
         # API, so that it decodes beside Python (side_decoder.py); else through the binding.
         self._side: SideDecoder | None = None
@@ -198,7 +204,11 @@ class PocketSphinxRecognizer(BaseRecognizer):
 
     def unknown_words(self, words: Iterable[str]) -> set[str]:
         """Words the pronouncing dictionary lacks (sentences with them cannot be heard)."""
-        return {w for w in words if self.decoder.lookup_word(w) is None}
+        return {w for w in words if not self.dictionary.variants(w)}
+
+    def pronunciation(self, word: str) -> str | None:
+        """``word``'s first pronunciation in the dictionary (space-separated phones)."""
+        return next(iter(self.dictionary.variants(word)), None)
 
     @property
     def chatter_words(self) -> frozenset[str]:
@@ -278,6 +288,10 @@ class PocketSphinxRecognizer(BaseRecognizer):
         return transitions, set(chatter)
 
     def _add_search(self, name: str, start: int, final: int, transitions: list[Transition]) -> None:
+        for word in sorted({t[3] for t in transitions if len(t) == 4} - self._words_added):
+            for n, phones in enumerate(self._variants(word)):
+                self.decoder.add_word(word if n == 0 else f"{word}({n + 1})", phones, False)
+            self._words_added.add(word)
         fsg = self.decoder.create_fsg(name, start, final, transitions)
         self.decoder.add_fsg(name, fsg)
 
@@ -294,13 +308,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
 
     def _variants(self, word: str) -> list[str]:
         """``word``'s pronunciations in the dictionary's order (``word``, ``word(2)``...)."""
-        found = []
-        for variant in [word] + [f"{word}({i})" for i in range(2, 10)]:
-            phones = self.decoder.lookup_word(variant)
-            if phones is None:
-                break
-            found.append(phones)
-        return found
+        return self.dictionary.variants(word)
 
     # ----------------------------------------------------------------- audio
 
