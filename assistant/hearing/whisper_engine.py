@@ -510,11 +510,8 @@ class WhisperTranscriber:
         """Drop what was read of the audio last heard (the grammar search's and the free text's
         readings, their keys and values: about 10 MB after an utterance here), keeping its
         encoding: once the utterance is decided nothing reads on from them, and the answer's
-        speech, which comes next, need not peak on top of them. What the utterance's stages freed
-        goes back to the system too (about 20 MB held in glibc's heap after a free text, a few
-        ms to give back)."""
+        speech, which comes next, need not peak on top of them."""
         self._reader = self._free = None
-        give_back_memory()
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         texts = self.hypotheses(audio, prompt, 1)
