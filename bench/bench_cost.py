@@ -251,6 +251,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def mean_of(values: list[float]) -> str:
+    """The mean of the values that are not 0 (the utterances a part of the work was done for)."""
+    done = [v for v in values if v > 0]
+    return f"{len(done)} utterances, {statistics.mean(done):.3f} CPU s mean" if done else "none"
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     config = Config.load(args.config)
     settings = HearingSettings.from_config(config)
@@ -374,9 +380,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     ratio = PI4_WHISPER_TINY_4S / ref_cpu
     per_core = ratio * PI4_CORES_USED
     print(f"(the phone check's decode: {statistics.median(phones):.3f} median, {statistics.mean(phones):.3f} mean, "
-          f"{q90(phones):.3f} p90 CPU s per utterance, within the first pass's work at the end; its reading where a "
-          f"stage asked for it ({sum(r > 0 for r in reads)} utterances): {statistics.mean(reads):.3f} mean; read "
-          f"ahead though no stage asked ({sum(u > 0 for u in unasked)}): {statistics.mean(unasked):.3f} mean)")
+          f"{q90(phones):.3f} p90 CPU s per utterance, within the first pass's work at the end; its reading, where a "
+          f"stage asked for it: {mean_of(reads)}; read ahead though no stage asked: {mean_of(unasked)})")
     ends = per_stage["first pass, at the end"]
     on_the_way = [end * per_core + whisper * ratio for end, whisper in zip(ends, whisper_total, strict=True)]
     after = [beside(end - read, read or spare, whisper, look, ratio, per_core, needed=read > 0)
