@@ -26,6 +26,7 @@ from assistant.live.microphone import Block, Microphone
 from assistant.sentences import SentenceSet
 from assistant.session import PrintAnnouncer, Session
 from assistant.voice.announcer import SpeakingSignal
+from tests.support.first_pass import reading
 from tests.support.spoken import SPEAKERS, ClipMaker, add_noise
 
 pytestmark = pytest.mark.model
@@ -167,16 +168,6 @@ def test_stream_with_two_commands_gives_two_finals_and_partials(maker: ClipMaker
     # the first words of the command come as it is said; nothing before it looks like a whole command
     first = [p for p in partials if p.text.startswith("explore")]
     assert first and not any(p.complete for p in partials[:partials.index(first[0])]), partials
-
-
-def reading(recognizer: PocketSphinxRecognizer, clip: np.ndarray) -> Transcript:
-    """The recognizer's transcript at the end of ``clip``'s first utterance."""
-    for block in blocks(clip, 0.1):
-        event = recognizer.accept(block)
-        if isinstance(event, Transcript):
-            recognizer.reset()
-            return event
-    return recognizer.finish()
 
 
 def test_a_reading_put_off_is_the_same_reading(maker: ClipMaker) -> None:

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from assistant.hearing import HearingSettings, open_ear, pocketsphinx_engine
-from assistant.hearing.audio import blocks
-from assistant.hearing.events import Deferred, Transcript
+from assistant.hearing.events import Deferred
 from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer
 from assistant.hearing.side_decoder import NOT_SPEECH, SideDecoder, SideDecoderError
 from assistant.sentences import SentenceSet
+from tests.support.first_pass import reading
 from tests.support.spoken import SPEAKERS, ClipMaker, add_noise
 
 pytestmark = pytest.mark.model
@@ -71,16 +71,6 @@ def without_c_api(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pocketsphinx_engine, "SideDecoder", unreachable)
 
 
-def hear(recognizer: PocketSphinxRecognizer, clip: np.ndarray) -> Transcript:
-    audio = np.concatenate([np.asarray(clip, dtype=np.int16), np.zeros(8000, dtype=np.int16)])
-    for block in blocks(audio, 0.1):
-        event = recognizer.accept(block)
-        if isinstance(event, Transcript):
-            recognizer.reset()
-            return event
-    return recognizer.finish()
-
-
 def test_the_side_decoder_reads_what_the_binding_reads(clips: list[np.ndarray],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The same words, probability and doubt, on commands, table talk and noise, in two moments
@@ -95,7 +85,7 @@ def test_the_side_decoder_reads_what_the_binding_reads(clips: list[np.ndarray],
         for ear in (c_api, binding):
             ear.set_intents(intents)
         for clip in clips:
-            mine, theirs = hear(c_api.recognizer, clip), hear(binding.recognizer, clip)
+            mine, theirs = reading(c_api.recognizer, clip, 0.5), reading(binding.recognizer, clip, 0.5)
             assert mine == theirs and mine.confidence == theirs.confidence
             doubted += bool(mine.doubt)
             commands += OMEGA.match(mine.text) is not None
@@ -115,14 +105,14 @@ def test_a_reading_started_at_the_end_of_speech_is_read_on_the_side_thread_once(
         return read(audio, grammar)
 
     recognizer._side.read = recorded  # type: ignore[method-assign]
-    put_off = hear(recognizer, maker.say("explore one zero zero", PIPER))
+    put_off = reading(recognizer, maker.say("explore one zero zero", PIPER), 0.5)
     assert isinstance(put_off, Deferred)
     settled = put_off.settle()
     assert OMEGA.match(settled.text) is not None and not settled.doubt
     assert put_off.settle() == settled  # taken again: the same reading, not read again
     assert len(threads) == 1 and threads[0] != threading.get_ident()
     recognizer.tuning.read_ahead = False
-    put_off = hear(recognizer, maker.say("explore one zero zero", PIPER))
+    put_off = reading(recognizer, maker.say("explore one zero zero", PIPER), 0.5)
     assert isinstance(put_off, Deferred) and len(threads) == 1  # not read until asked
     assert put_off.settle() == settled and threads[-1] == threading.get_ident()
 
@@ -154,5 +144,5 @@ def test_without_the_c_api_the_binding_reads_and_the_check_still_doubts_talk(
     ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
     assert isinstance(ear.recognizer, PocketSphinxRecognizer) and ear.recognizer._side is None
     ear.recognizer.defer_reading = True
-    put_off = hear(ear.recognizer, maker.say("teleport", PIPER))
+    put_off = reading(ear.recognizer, maker.say("teleport", PIPER), 0.5)
     assert isinstance(put_off, Deferred) and put_off.settle().text == "teleport"
