@@ -288,9 +288,9 @@ class PocketSphinxRecognizer(BaseRecognizer):
         return transitions, set(chatter)
 
     def _add_search(self, name: str, start: int, final: int, transitions: list[Transition]) -> None:
-        for word in sorted({t[3] for t in transitions if len(t) == 4} - self._words_added):
-            for n, phones in enumerate(self._variants(word)):
-                self.decoder.add_word(word if n == 0 else f"{word}({n + 1})", phones, False)
+        """The grammar ``name`` in the live pass's decoder, with the words it did not have yet."""
+        for word, phones in self._spoken(transitions, self._words_added).items():
+            self.decoder.add_word(word, phones, False)
             self._words_added.add(word)
         fsg = self.decoder.create_fsg(name, start, final, transitions)
         self.decoder.add_fsg(name, fsg)
@@ -298,13 +298,17 @@ class PocketSphinxRecognizer(BaseRecognizer):
     def _add_side(self, name: str, start: int, final: int, transitions: list[Transition]) -> None:
         """The grammar ``name`` in the side decoder, with its words' pronunciations."""
         assert self._side is not None
-        words = {t[3] for t in transitions if len(t) == 4}
-        pronunciations: dict[str, str] = {}
-        for word in sorted(words):
-            for n, phones in enumerate(self._variants(word)):
-                pronunciations[word if n == 0 else f"{word}({n + 1})"] = phones
-        self._side.add_words(pronunciations)
+        self._side.add_words(self._spoken(transitions, set(self._side.pronunciations)))
         self._side.add_grammar(name, start, final, transitions)
+
+    def _spoken(self, transitions: list[Transition], known: set[str]) -> dict[str, str]:
+        """The pronunciations of the words of ``transitions`` that are not in ``known``, as a
+        decoder's dictionary names them (``word``, then ``word(2)``... for the others)."""
+        spoken: dict[str, str] = {}
+        for word in sorted({t[3] for t in transitions if len(t) == 4} - known):
+            for n, phones in enumerate(self._variants(word)):
+                spoken[word if n == 0 else f"{word}({n + 1})"] = phones
+        return spoken
 
     def _variants(self, word: str) -> list[str]:
         """``word``'s pronunciations in the dictionary's order (``word``, ``word(2)``...)."""
