@@ -27,15 +27,17 @@ the Pi to this machine for the same model:
 - The first pass (PocketSphinx, one thread): the same ratio times 2.5 (the published run's 4
   threads taken as worth 2.5 of the Pi's cores). Its live pass streams while the player is
   still speaking; at the end of speech it decodes the whole utterance once more in one piece
-  and checks its phones (its reading). That reading runs on a decoder of its own, started at the
-  end of speech on a thread of its own (``side_decoder.py``): it is timed here where a stage asks
-  for it (read in place, where the meter can tell it from Whisper), and once more after the
-  decision where no stage asked for it, and counted beside Whisper
-  (``tests/support/pi_model.beside``: only what Whisper's look before a stage asks for it does
-  not cover, nothing when none asks, Whisper a third slower while both run). The estimate is
-  given four times: after the end of speech (as shipped), with only the phone check beside
-  Whisper (as before), with all of the reading on the way (before that), and with all of the
-  first pass after it (an upper bound).
+  and checks its phones (its reading). The reading's two decodes run on decoders of their own,
+  each started at the end of speech on a thread of its own (``side_decoder.py``): they are timed
+  here where a stage asks for the reading (read in place, where the meter can tell them from
+  Whisper), and once more after the decision where no stage asked for it (the phone check's
+  decode too where the reading found no command, as it runs all the same), and counted beside
+  Whisper (``tests/support/pi_model.after_speech``: each side thread takes one of the Pi's four
+  cores from Whisper's threads while it runs; the answer waits only for what it needs, and only
+  for what Whisper's look before a stage asks for it does not cover). The estimate is given five
+  times: after the end of speech (as shipped), with both decodes on one thread beside Whisper,
+  with only the phone check beside Whisper, with all of the reading on the way, and with all of
+  the first pass after it (an upper bound).
 - A Pi 5 is taken as 2.5x a Pi 4 (published comparisons put it at 2-3x; Home Assistant's
   voice team measured their closed-grammar Speech-to-Phrase at under 1 s on a Pi 4 and about
   150 ms on a Pi 5).
@@ -89,7 +91,7 @@ from bench.bench_accuracy import (  # noqa: E402
 )
 from bench.results import Results  # noqa: E402
 from bench.voices import FSDD_DIR, FSDD_HELD_OUT, BenchClips, OtherTalkers, fsdd_speaker  # noqa: E402
-from tests.support.pi_model import BESIDE_SLOWS, beside  # noqa: E402
+from tests.support.pi_model import CORES, after_speech  # noqa: E402
 from tests.support.spoken import HELD_OUT_SPEAKERS, Speaker, babble  # noqa: E402
 
 #: The published Pi measurement the ratio is taken from: Whisper tiny int8 (CTranslate2), a 4 s
@@ -304,9 +306,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         first_pass.heard_phones = phone_meter.wrap("phone check", first_pass.heard_phones)
         read = ending.wrap("read", first_pass._read)
         whisper_before: list[float] = []
+        read_audio: list[bytes] = []  # what the reading decoded (the utterance, background gated out)
 
         def read_after_whisper(*args: Any) -> Any:
             whisper_before.append(whisper_spent() - before)  # Whisper's look so far, before this read
+            read_audio.append(args[0])
             return read(*args)
 
         first_pass._read = read_after_whisper
@@ -315,6 +319,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         phones: list[float] = []  # the phone check's decode, within the first pass's work at the end
         reads: list[float] = []  # its reading (the phone check's decode in it), where a stage asked for it
         unasked: list[float] = []  # the reading no stage asked for (read ahead all the same, as shipped)
+        # As shipped, the reading's two decodes, each on a thread of its own from the end of speech
+        # (the phone check's even where the reading finds no command to check): their CPU s, and
+        # whether the answer waited for them
+        decodes: list[tuple[tuple[float, bool], tuple[float, bool]]] = []
         looked: list[float] = []  # Whisper's CPU before the first pass was read (all of it when it was not)
         whisper_total: list[float] = []
         right = wrong = commands = taken = talked = 0
@@ -328,6 +336,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     phone_meter.reset()
                     ended.clear()
                     whisper_before.clear()
+                    read_audio.clear()
                     before = whisper_spent()
                     start = time.process_time()
                     result = ear.hear(clip)
@@ -351,10 +360,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     reads.append(ending.spent["read"])
                     looked.append(whisper_before[0] if whisper_before else whisper)
                     unasked.append(0.0)
-                    if not whisper_before and ended and isinstance(ended[-1], Deferred):
+                    asked, checked = reads[-1] > 0, phones[-1] > 0
+                    phone_decode = phones[-1]
+                    if not asked and ended and isinstance(ended[-1], Deferred):
+                        phone_meter.reset()
                         start = time.process_time()  # what reading it ahead cost though no stage asked
                         ended[-1].settle()
                         unasked[-1] = time.process_time() - start
+                        phone_decode = phone_meter.spent["phone check"]
+                    read_decode = (reads[-1] if asked else unasked[-1]) - phone_decode
+                    if not phone_decode and read_audio:  # decoded all the same, as shipped
+                        start = time.process_time()
+                        first_pass.heard_phones(read_audio[-1])
+                        phone_decode = time.process_time() - start
+                    decodes.append(((read_decode, asked), (phone_decode, asked and checked)))
                     for stage in ("Whisper encoder", "Whisper decoder", "Whisper weighing"):
                         per_stage[stage].append(meter.spent.get(stage, 0.0))
                     per_stage["Whisper other"].append(max(whisper - model, 0.0))
@@ -384,9 +403,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
           f"stage asked for it: {mean_of(reads)}; read ahead though no stage asked: {mean_of(unasked)})")
     ends = per_stage["first pass, at the end"]
     on_the_way = [end * per_core + whisper * ratio for end, whisper in zip(ends, whisper_total, strict=True)]
-    after = [beside(end - read, read or spare, whisper, look, ratio, per_core, needed=read > 0)
-             for end, read, spare, whisper, look in zip(ends, reads, unasked, whisper_total, looked, strict=True)]
-    phones_beside = [beside(end - phone, phone, whisper, look, ratio, per_core)
+    after = [after_speech(end - read, sides, whisper, look, ratio, per_core) for end, read, sides, whisper, look
+             in zip(ends, reads, decodes, whisper_total, looked, strict=True)]
+    one_thread = [after_speech(end - read, [(read or spare, read > 0)], whisper, look, ratio, per_core)
+                  for end, read, spare, whisper, look in zip(ends, reads, unasked, whisper_total, looked, strict=True)]
+    phones_beside = [after_speech(end - phone, [(phone, True)], whisper, look, ratio, per_core)
                      for end, phone, whisper, look in zip(ends, phones, whisper_total, looked, strict=True)]
     live_pass = per_stage["first pass, while speaking"]
     pi4_all = [live * per_core + rest for live, rest in zip(live_pass, on_the_way, strict=True)]
@@ -395,18 +416,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
           f"same job), + first-pass CPU s here x {per_core:.2f} (one thread; the published run's 4 threads taken "
           f"as {PI4_CORES_USED:g} cores); Pi 5 = Pi 4 / {PI5_SPEEDUP:g}. After the end of speech: Whisper and the "
           "first pass's work at the end (its reading: a decode of the whole utterance in one piece and its phone "
-          "check), its live pass done while the player spoke. As shipped, its reading runs beside Whisper (started "
-          "at the end of speech on a core of its own, it delays the answer only by what Whisper's look before a "
-          "stage asks for it does not cover, not at all when none asks, and slows Whisper by "
-          f"{100 * BESIDE_SLOWS:.0f}% of the time they run together: a fourth core taken from its threads); before "
-          "(d20a85f), only its phone check ran beside Whisper; before that, all of it on the way; with all of the "
-          "first pass: an upper bound.\n")
+          "check), its live pass done while the player spoke. As shipped, the reading's two decodes run beside "
+          "Whisper, each on a thread of its own started at the end of speech (tests/support/pi_model.after_speech: "
+          f"each takes one of the Pi's {CORES} cores from Whisper's threads while it runs; the answer waits only for "
+          "what it needs and Whisper's look before a stage asks for it does not cover); before, both on one thread "
+          "(c180d7e); before that, only the phone check beside Whisper (d20a85f); before that, all of it on the "
+          "way; with all of the first pass: an upper bound.\n")
     print("| end of speech to answer | median | p90 |")
     print("|---|---|---|")
     print(f"| this machine, CPU s of the whole utterance | {statistics.median(totals):.2f} | {q90(totals):.2f} |")
     estimates: dict[str, dict[str, float]] = {}
     for board, speed in (("Raspberry Pi 4", 1.0), ("Raspberry Pi 5", PI5_SPEEDUP)):
-        for part, values in (("after the end of speech", after), ("only the phone check beside", phones_beside),
+        for part, values in (("after the end of speech", after), ("the reading on one thread beside", one_thread),
+                             ("only the phone check beside", phones_beside),
                              ("the reading on the way", on_the_way), ("with all of the first pass", pi4_all)):
             scaled = [v / speed for v in values]
             estimates[f"{board}, {part}"] = {"median_s": statistics.median(scaled), "p90_s": q90(scaled)}

@@ -92,29 +92,56 @@ def test_the_side_decoder_reads_what_the_binding_reads(clips: list[np.ndarray],
     assert commands >= 10 and doubted >= 1  # the readings compared found commands, and the check doubted some
 
 
-def test_a_reading_started_at_the_end_of_speech_is_read_on_the_side_thread_once(maker: ClipMaker) -> None:
+def recorded(side: SideDecoder, method: str) -> list[int]:
+    """The threads ``side``'s ``method`` runs on from now on."""
+    threads: list[int] = []
+    call = getattr(side, method)
+
+    def recording(*args: object) -> object:
+        threads.append(threading.get_ident())
+        return call(*args)
+
+    setattr(side, method, recording)
+    return threads
+
+
+def test_a_reading_started_at_the_end_of_speech_is_read_on_the_side_threads_once(maker: ClipMaker) -> None:
+    """The one-piece decode on the side decoder's thread, the phone check's on the other's, each
+    once; the reading taken again is the same; with ``read_ahead`` off, both are decoded when
+    the reading is asked for, on the asking thread."""
     ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
     recognizer = ear.recognizer
-    assert isinstance(recognizer, PocketSphinxRecognizer) and recognizer._side is not None
+    assert isinstance(recognizer, PocketSphinxRecognizer)
+    assert recognizer._side is not None and recognizer._phone_side is not None
     recognizer.defer_reading = True
-    threads: list[int] = []
-    read = recognizer._side.read
-
-    def recorded(audio: bytes, grammar: str) -> object:
-        threads.append(threading.get_ident())
-        return read(audio, grammar)
-
-    recognizer._side.read = recorded  # type: ignore[method-assign]
+    reads, phones = recorded(recognizer._side, "read"), recorded(recognizer._phone_side, "phones")
     put_off = reading(recognizer, maker.say("explore one zero zero", PIPER), 0.5)
     assert isinstance(put_off, Deferred)
     settled = put_off.settle()
     assert OMEGA.match(settled.text) is not None and not settled.doubt
     assert put_off.settle() == settled  # taken again: the same reading, not read again
-    assert len(threads) == 1 and threads[0] != threading.get_ident()
+    here = threading.get_ident()
+    assert len(reads) == len(phones) == 1 and here not in reads + phones and reads[0] != phones[0]
     recognizer.tuning.read_ahead = False
     put_off = reading(recognizer, maker.say("explore one zero zero", PIPER), 0.5)
-    assert isinstance(put_off, Deferred) and len(threads) == 1  # not read until asked
-    assert put_off.settle() == settled and threads[-1] == threading.get_ident()
+    assert isinstance(put_off, Deferred) and len(reads) == len(phones) == 1  # not read until asked
+    assert put_off.settle() == settled and reads[-1] == phones[-1] == here
+
+
+def test_the_phone_check_is_decoded_beside_the_reading_without_whisper_too(maker: ClipMaker) -> None:
+    """The first pass alone reads at the end of speech, in place; its phone check's decode runs
+    beside it on the other side decoder, and talk forced onto a command is still doubted."""
+    ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
+    recognizer = ear.recognizer
+    assert isinstance(recognizer, PocketSphinxRecognizer) and recognizer._phone_side is not None
+    phones = recorded(recognizer._phone_side, "phones")
+    heard = reading(recognizer, maker.say("teleport", PIPER), 0.5)
+    assert heard.text == "teleport" and not heard.doubt
+    assert len(phones) == 1 and phones[0] != threading.get_ident()
+    teleport = (recognizer.pronunciation("teleport") or "").split()
+    talk = np.asarray(maker.say("shall we order some food", PIPER), dtype=np.int16).tobytes()
+    limit = recognizer.tuning.phone_check
+    assert "did not sound like 'teleport'" in recognizer._doubt(talk, "teleport", teleport, limit)
 
 
 def test_work_started_and_not_begun_is_let_go_when_the_next_utterance_ends(clips: list[np.ndarray]) -> None:

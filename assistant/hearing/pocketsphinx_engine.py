@@ -28,11 +28,12 @@ doubted and gives no action. Table talk forced onto a short command ("shall we o
 food" heard as "teleport") has far more phones than the command; a command said is close
 to its own phones even when the phone decoder gets a few wrong.
 
-The one-piece decode and the phone check run on a decoder of their own through PocketSphinx's C
-API (``side_decoder.py``: the Python binding holds the GIL while it decodes). In the hybrid
-they are started at the end of speech on a thread of their own (``read_ahead``), so that they
-run on another core while Whisper looks at the utterance and are mostly done when a stage
-needs the first pass's reading.
+The one-piece decode and the phone check run on decoders of their own through PocketSphinx's C
+API (``side_decoder.py``: the Python binding holds the GIL while it decodes), each started at
+the end of speech on a thread of its own (``read_ahead``; the one-piece decode in the hybrid,
+where a stage may not need it): they run on two cores beside each other and beside Whisper's
+look at the utterance, and are mostly done when a stage needs the first pass's reading. The
+phone check's decode is for nothing when the reading finds no command to check.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -152,9 +154,9 @@ class PocketSphinxTuning:
     minimal_read: bool = True       # the end of speech decodes on the smallest deterministic automaton
     shared_live: bool = True        # the live pass searches the graph with its shared ends made one
     read_bestpath: bool = False     # True: read that decode by a best-path search of its word lattice
-    #: with ``defer_reading``: start the reading at the end of speech on another core
-    #: (side_decoder.py), ready when a stage needs it, Whisper having looked at the utterance
-    #: meanwhile (False: read when first asked, on the asking thread)
+    #: start the reading's decodes at the end of speech on cores of their own (side_decoder.py):
+    #: the phone check's always, the one-piece decode's with ``defer_reading``, ready when a stage
+    #: needs them, Whisper having looked at the utterance meanwhile (False: decoded when asked)
     read_ahead: bool = True
 
 
@@ -176,12 +178,18 @@ class PocketSphinxRecognizer(BaseRecognizer):
         # The end of speech reads on a decoder of its own, loaded now (about 0.3 s): through the C
         # API, so that it decodes beside Python (side_decoder.py); else through the binding.
         self._side: SideDecoder | None = None
+        #: a second one for the phone check, which then decodes beside the reading (each on a core)
+        self._phone_side: SideDecoder | None = None
+        #: the phone check's decode the end of speech started: (its audio, its phones to come)
+        self._phones_ahead: tuple[bytes, Future[list[str]]] | None = None
         self._phone_decoder: Decoder | None = None
         #: why the end of speech decodes through the binding ("" when through the C API)
         self.side_problem = ""
         try:
             self._side = SideDecoder(t.beam, t.word_beam)
+            self._phone_side = SideDecoder(t.beam, t.word_beam)
         except SideDecoderError as error:
+            self._side = None
             self.side_problem = str(error)
             logging.getLogger(__name__).warning("The first pass reads through PocketSphinx's Python binding, on the "
                                                 "way to the answer rather than beside Whisper: %s", error)
@@ -398,6 +406,11 @@ class PocketSphinxRecognizer(BaseRecognizer):
         self._boundary()
         audio = self._utterance_audio()
         self._utterance = []
+        phones = self._phone_side
+        if phones is not None and self.tuning.phone_check > 0 and self.tuning.read_ahead:
+            # on its own core beside the reading (``heard_phones`` takes it); for nothing when the
+            # reading finds no command to check
+            self._phones_ahead = (audio, phones.start(functools.partial(phones.phones, audio)))
         read = functools.partial(self._read, audio, self._read_search, self._chatter)
         if not self.defer_reading:
             return read()
@@ -474,8 +487,11 @@ class PocketSphinxRecognizer(BaseRecognizer):
 
     def heard_phones(self, audio: bytes) -> list[str]:
         """The phones in ``audio`` (16 kHz mono int16), decoded with no words at all."""
-        if self._side is not None:
-            return self._side.phones(audio)
+        ahead = self._phones_ahead
+        if ahead is not None and ahead[0] is audio:
+            return ahead[1].result()
+        if self._phone_side is not None:
+            return self._phone_side.phones(audio)
         decoder = self._phone_decoder
         assert decoder is not None
         decoder.reinit_feat()

@@ -3,19 +3,35 @@ uses it; tests/test_bench_cost_model.py holds it): what tests and benchmarks sha
 
 from __future__ import annotations
 
-#: How much longer Whisper's work takes while the first pass's side thread runs beside it on a
-#: Pi's four cores (Whisper's threads use all four: one of them shared)
-BESIDE_SLOWS = 1 / 3
+from collections.abc import Sequence
+
+#: The Pi's cores. Whisper's threads use all of them, so each side thread running takes one from
+#: it: Whisper goes at (CORES - k) / CORES of its speed while k side threads run.
+CORES = 4
 
 
-def beside(on_way: float, side: float, whisper: float, looked: float, ratio: float, per_core: float,
-           needed: bool = True) -> float:
-    """Pi 4 seconds from the end of speech to the answer when ``side`` CPU s here of the first
-    pass's work at the end (one thread) run beside Whisper from the end of speech: Whisper
-    (``whisper`` CPU s here, of it ``looked`` before a stage asked for the first pass's reading)
-    and the rest of the first pass's work at the end (``on_way``) on the way; the side work
-    delays the answer, when it is ``needed``, only by what Whisper's look does not cover (not at
-    all when nobody asked for it), and slows Whisper while both run (``BESIDE_SLOWS``)."""
-    side_pi, look_pi = side * per_core, (looked if needed else whisper) * ratio
-    waited = max(0.0, side_pi - look_pi) if needed else 0.0
-    return whisper * ratio + on_way * per_core + waited + min(side_pi, look_pi) * BESIDE_SLOWS
+def after_speech(on_way: float, sides: Sequence[tuple[float, bool]], whisper: float, looked: float, ratio: float,
+                 per_core: float) -> float:
+    """Pi 4 seconds from the end of speech to the answer. Whisper's work (``whisper`` CPU s here,
+    times ``ratio``) goes first as far as ``looked`` (what it does before a stage asks for the
+    first pass's reading); the side threads (``sides``: CPU s here, times ``per_core``, and
+    whether the answer needs it), each started at the end of speech on a core of its own, slow
+    it while they run; then the answer waits for the side work it needs, and Whisper does the
+    rest; the first pass's work left at the end of speech (``on_way``) comes on top."""
+    ends = sorted(seconds * per_core for seconds, _ in sides)
+
+    def run(work: float, now: float) -> float:
+        """When ``work`` Pi seconds of Whisper's, begun at ``now``, are done."""
+        for end in [*ends, float("inf")]:
+            if end <= now:
+                continue
+            speed = (CORES - sum(e > now for e in ends)) / CORES
+            if now + work / speed <= end:
+                return now + work / speed
+            work -= (end - now) * speed
+            now = end
+        return now  # not reached: past the last side thread Whisper goes at full speed
+
+    looked_at = run(min(looked, whisper) * ratio, 0.0)
+    waited = max([looked_at] + [seconds * per_core for seconds, needed in sides if needed])
+    return run(max(whisper - looked, 0.0) * ratio, waited) + on_way * per_core
