@@ -27,8 +27,9 @@ the Pi to this machine for the same model:
 - The first pass (PocketSphinx, one thread): the same ratio times 2.5 (the published run's 4
   threads taken as worth 2.5 of the Pi's cores). Its live pass streams while the player is
   still speaking; at the end of speech it decodes the whole utterance once more in one piece
-  and checks its phones (its reading). The reading's two decodes run on decoders of their own,
-  each started at the end of speech on a thread of its own (``side_decoder.py``): they are timed
+  and checks its phones (its reading). On a Pi's four cores the reading's two decodes run on
+  decoders of their own, each started at the end of speech on a thread of its own
+  (``side_decoder.py``; ``PocketSphinxTuning.phones_beside``): they are timed
   here where a stage asks for the reading (read in place, where the meter can tell them from
   Whisper), and once more after the decision where no stage asked for it (the phone check's
   decode too where the reading found no command, as it runs all the same), and counted beside
@@ -416,8 +417,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
           f"same job), + first-pass CPU s here x {per_core:.2f} (one thread; the published run's 4 threads taken "
           f"as {PI4_CORES_USED:g} cores); Pi 5 = Pi 4 / {PI5_SPEEDUP:g}. After the end of speech: Whisper and the "
           "first pass's work at the end (its reading: a decode of the whole utterance in one piece and its phone "
-          "check), its live pass done while the player spoke. As shipped, the reading's two decodes run beside "
-          "Whisper, each on a thread of its own started at the end of speech (tests/support/pi_model.after_speech: "
+          "check), its live pass done while the player spoke. As shipped on a Pi (four cores: phones_beside), the "
+          "reading's two decodes run beside Whisper, each on a thread of its own started at the end of speech "
+          "(tests/support/pi_model.after_speech: "
           f"each takes one of the Pi's {CORES} cores from Whisper's threads while it runs; the answer waits only for "
           "what it needs and Whisper's look before a stage asks for it does not cover); before, both on one thread "
           "(c180d7e); before that, only the phone check beside Whisper (d20a85f); before that, all of it on the "

@@ -105,10 +105,18 @@ def recorded(side: SideDecoder, method: str) -> list[int]:
     return threads
 
 
-def test_a_reading_started_at_the_end_of_speech_is_read_on_the_side_threads_once(maker: ClipMaker) -> None:
-    """The one-piece decode on the side decoder's thread, the phone check's on the other's, each
-    once; the reading taken again is the same; with ``read_ahead`` off, both are decoded when
-    the reading is asked for, on the asking thread."""
+def with_cores(monkeypatch: pytest.MonkeyPatch, cores: int) -> None:
+    """The machine taken to have ``cores`` cores (the recognizer decides whether the phone check
+    decodes on a thread of its own by them)."""
+    monkeypatch.setattr(pocketsphinx_engine.os, "cpu_count", lambda: cores)
+
+
+def test_a_reading_started_at_the_end_of_speech_is_read_on_the_side_threads_once(
+        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On four cores: the one-piece decode on the side decoder's thread, the phone check's on the
+    other's, each once; the reading taken again is the same; with ``read_ahead`` off, both are
+    decoded when the reading is asked for, on the asking thread."""
+    with_cores(monkeypatch, 4)
     ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
     recognizer = ear.recognizer
     assert isinstance(recognizer, PocketSphinxRecognizer)
@@ -128,9 +136,30 @@ def test_a_reading_started_at_the_end_of_speech_is_read_on_the_side_threads_once
     assert put_off.settle() == settled and reads[-1] == phones[-1] == here
 
 
-def test_the_phone_check_is_decoded_beside_the_reading_without_whisper_too(maker: ClipMaker) -> None:
-    """The first pass alone reads at the end of speech, in place; its phone check's decode runs
-    beside it on the other side decoder, and talk forced onto a command is still doubted."""
+def test_on_two_cores_the_phone_check_follows_the_one_piece_decode_on_its_thread(
+        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three threads at once would slow Whisper's answer on two cores: no second side decoder,
+    and the reading's two decodes run one after the other on the side decoder's thread."""
+    with_cores(monkeypatch, 2)
+    ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
+    recognizer = ear.recognizer
+    assert isinstance(recognizer, PocketSphinxRecognizer) and recognizer._side is not None
+    assert recognizer._phone_side is None
+    recognizer.defer_reading = True
+    reads, phones = recorded(recognizer._side, "read"), recorded(recognizer._side, "phones")
+    put_off = reading(recognizer, maker.say("explore one zero zero", PIPER), 0.5)
+    assert isinstance(put_off, Deferred)
+    settled = put_off.settle()
+    assert OMEGA.match(settled.text) is not None and not settled.doubt
+    assert reads == phones and len(reads) == 1 and reads[0] != threading.get_ident()
+
+
+def test_the_phone_check_is_decoded_beside_the_reading_without_whisper_too(
+        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first pass alone reads at the end of speech, in place; on four cores its phone check's
+    decode runs beside it on the other side decoder, and talk forced onto a command is still
+    doubted."""
+    with_cores(monkeypatch, 4)
     ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
     recognizer = ear.recognizer
     assert isinstance(recognizer, PocketSphinxRecognizer) and recognizer._phone_side is not None

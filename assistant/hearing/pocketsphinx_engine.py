@@ -29,11 +29,12 @@ food" heard as "teleport") has far more phones than the command; a command said 
 to its own phones even when the phone decoder gets a few wrong.
 
 The one-piece decode and the phone check run on decoders of their own through PocketSphinx's C
-API (``side_decoder.py``: the Python binding holds the GIL while it decodes), each started at
-the end of speech on a thread of its own (``read_ahead``; the one-piece decode in the hybrid,
-where a stage may not need it): they run on two cores beside each other and beside Whisper's
-look at the utterance, and are mostly done when a stage needs the first pass's reading. The
-phone check's decode is for nothing when the reading finds no command to check.
+API (``side_decoder.py``: the Python binding holds the GIL while it decodes). In the hybrid the
+one-piece decode starts at the end of speech on a thread of its own (``read_ahead``), beside
+Whisper's look at the utterance, and is mostly done when a stage needs the first pass's
+reading. On a machine with four cores or more (``phones_beside``) the phone check's decode
+starts then too, on a second side decoder and thread (for nothing when the reading finds no
+command to check); on fewer it follows the one-piece decode on its thread.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ from assistant.hearing.side_decoder import NOT_SPEECH, Reading, SideDecoder, Sid
 
 #: Bytes of noise (0.3 s) put before each utterance (PocketSphinx estimates the noise from it).
 LEAD_IN_BYTES = 2 * int(16_000 * 0.3)
+#: The cores a machine needs for the phone check's decode on a thread of its own beside the
+#: reading's and Whisper's (a Raspberry Pi's four; on two, three threads at once slow Whisper's
+#: answer: bench_latency, 0.71 s against 0.63 s for one Whisper decides)
+SIDE_CORES = 4
 #: Marks a chatter word in a transcript (the Ear rejects anything with it).
 UNKNOWN = "[unk]"
 
@@ -158,6 +163,10 @@ class PocketSphinxTuning:
     #: the phone check's always, the one-piece decode's with ``defer_reading``, ready when a stage
     #: needs them, Whisper having looked at the utterance meanwhile (False: decoded when asked)
     read_ahead: bool = True
+    #: decode the phone check on a side decoder and thread of its own, beside the one-piece decode
+    #: (None: where the machine has the cores for both beside Whisper's threads, four or more;
+    #: else after it, on the reading's thread)
+    phones_beside: bool | None = None
 
 
 class PocketSphinxRecognizer(BaseRecognizer):
@@ -187,7 +196,8 @@ class PocketSphinxRecognizer(BaseRecognizer):
         self.side_problem = ""
         try:
             self._side = SideDecoder(t.beam, t.word_beam)
-            self._phone_side = SideDecoder(t.beam, t.word_beam)
+            beside = t.phones_beside if t.phones_beside is not None else (os.cpu_count() or 1) >= SIDE_CORES
+            self._phone_side = SideDecoder(t.beam, t.word_beam) if beside else None
         except SideDecoderError as error:
             self._side = None
             self.side_problem = str(error)
@@ -490,8 +500,9 @@ class PocketSphinxRecognizer(BaseRecognizer):
         ahead = self._phones_ahead
         if ahead is not None and ahead[0] is audio:
             return ahead[1].result()
-        if self._phone_side is not None:
-            return self._phone_side.phones(audio)
+        side = self._phone_side or self._side
+        if side is not None:
+            return side.phones(audio)
         decoder = self._phone_decoder
         assert decoder is not None
         decoder.reinit_feat()
