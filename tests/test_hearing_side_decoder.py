@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from assistant.hearing import HearingSettings, open_ear, pocketsphinx_engine
-from assistant.hearing.events import Deferred
+from assistant.hearing.events import Deferred, Transcript
 from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer
 from assistant.hearing.side_decoder import NOT_SPEECH, SideDecoder, SideDecoderError
 from assistant.sentences import SentenceSet
@@ -111,22 +111,34 @@ def with_cores(monkeypatch: pytest.MonkeyPatch, cores: int) -> None:
     monkeypatch.setattr(pocketsphinx_engine.os, "cpu_count", lambda: cores)
 
 
+def as_in_the_hybrid(monkeypatch: pytest.MonkeyPatch, cores: int) -> PocketSphinxRecognizer:
+    """The first pass of an ear for a move, on a machine taken to have ``cores`` cores, its
+    reading put off as the hybrid has it."""
+    with_cores(monkeypatch, cores)
+    recognizer = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES).recognizer
+    assert isinstance(recognizer, PocketSphinxRecognizer)
+    recognizer.defer_reading = True
+    return recognizer
+
+
+def a_command_put_off(recognizer: PocketSphinxRecognizer, maker: ClipMaker) -> tuple[Deferred, Transcript]:
+    """A command said, its reading put off, and the reading settled: heard, not doubted."""
+    put_off = reading(recognizer, maker.say("explore one zero zero", PIPER), 0.5)
+    assert isinstance(put_off, Deferred)
+    settled = put_off.settle()
+    assert OMEGA.match(settled.text) is not None and not settled.doubt
+    return put_off, settled
+
+
 def test_a_reading_started_at_the_end_of_speech_is_read_on_the_side_threads_once(
         maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
     """On four cores: the one-piece decode on the side decoder's thread, the phone check's on the
     other's, each once; the reading taken again is the same; with ``read_ahead`` off, both are
     decoded when the reading is asked for, on the asking thread."""
-    with_cores(monkeypatch, 4)
-    ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
-    recognizer = ear.recognizer
-    assert isinstance(recognizer, PocketSphinxRecognizer)
+    recognizer = as_in_the_hybrid(monkeypatch, 4)
     assert recognizer._side is not None and recognizer._phone_side is not None
-    recognizer.defer_reading = True
     reads, phones = recorded(recognizer._side, "read"), recorded(recognizer._phone_side, "phones")
-    put_off = reading(recognizer, maker.say("explore one zero zero", PIPER), 0.5)
-    assert isinstance(put_off, Deferred)
-    settled = put_off.settle()
-    assert OMEGA.match(settled.text) is not None and not settled.doubt
+    put_off, settled = a_command_put_off(recognizer, maker)
     assert put_off.settle() == settled  # taken again: the same reading, not read again
     here = threading.get_ident()
     assert len(reads) == len(phones) == 1 and here not in reads + phones and reads[0] != phones[0]
@@ -140,17 +152,10 @@ def test_on_two_cores_the_phone_check_follows_the_one_piece_decode_on_its_thread
         maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
     """Three threads at once would slow Whisper's answer on two cores: no second side decoder,
     and the reading's two decodes run one after the other on the side decoder's thread."""
-    with_cores(monkeypatch, 2)
-    ear = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, MOVES)
-    recognizer = ear.recognizer
-    assert isinstance(recognizer, PocketSphinxRecognizer) and recognizer._side is not None
-    assert recognizer._phone_side is None
-    recognizer.defer_reading = True
+    recognizer = as_in_the_hybrid(monkeypatch, 2)
+    assert recognizer._side is not None and recognizer._phone_side is None
     reads, phones = recorded(recognizer._side, "read"), recorded(recognizer._side, "phones")
-    put_off = reading(recognizer, maker.say("explore one zero zero", PIPER), 0.5)
-    assert isinstance(put_off, Deferred)
-    settled = put_off.settle()
-    assert OMEGA.match(settled.text) is not None and not settled.doubt
+    a_command_put_off(recognizer, maker)
     assert reads == phones and len(reads) == 1 and reads[0] != threading.get_ident()
 
 
