@@ -9,9 +9,10 @@ binding's extension module exports PocketSphinx's C API (``ps_init``, ``ps_add_f
 ``ps_process_raw``, ``ps_seg_iter``...): the same decoder, the same model, the same grammars
 (built by the same C calls the binding's ``create_fsg`` makes), so the same words and phones (a
 test holds them to the binding's). The live pass, which streams while the player speaks, stays
-on the binding's decoder; this one (its own acoustic model, about 6 MB, and only the words its
-grammars use) is for the end of speech. ``SideDecoder.start`` runs a piece of work on its
-worker thread (``PocketSphinxRecognizer`` starts the reading there at the end of speech).
+on the binding's decoder; a side decoder (its own acoustic model, about 6 MB, and only the words
+its grammars use) is for the end of speech. ``SideDecoder.start`` runs a piece of work on its
+worker thread: ``PocketSphinxRecognizer`` starts its reading there at the end of speech, and on
+four cores or more the phone check's decode on a second side decoder's.
 Where the C API cannot be had (another build of PocketSphinx), ``SideDecoderError`` says why
 and the recognizer decodes through the binding, on the way to the answer, as before.
 """
@@ -153,7 +154,6 @@ class SideDecoder:
         self._ahead: Future[Any] | None = None
         #: the words added, with their phones (a word's other pronunciations as ``word(2)``...)
         self.pronunciations: dict[str, str] = {}
-        self.grammars: set[str] = set()
 
     # ----------------------------------------------------------------- what it decodes with
 
@@ -191,7 +191,6 @@ class SideDecoder:
             lib.fsg_model_free(fsg)  # the decoder keeps its own reference
             if added < 0:
                 raise SideDecoderError(f"PocketSphinx would not search the grammar {name!r}")
-            self.grammars.add(name)
 
     # ----------------------------------------------------------------- decoding
 
