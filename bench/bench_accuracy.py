@@ -24,7 +24,9 @@ default: every game; or one game's name), ``--per-intent`` of every intent. Tabl
 clean, white noise and babble (seven talkers at once) at 20 and 10 dB SNR, **one to three other
 talkers at 10 dB** (people across the table: other voices saying other sentences), a
 reverberant room (RT60 0.6 s, synthetic), and that room with babble at 10 dB (``--conditions``
-can also name 'white 5 dB' and 'babble 5 dB').
+can also name 'white 5 dB', 'babble 5 dB', and 'talkers 10 dB 3 s before' and 'clean 5 s before':
+three seconds of the other talkers, or five of a quiet room, before the command, as live play
+hears them: the microphone's audio since the last utterance is all given to Whisper).
 
 Each command is heard with the grammar of a moment of play where it is asked, as in play:
 the moments come from ``assistant.hearing.moments`` (seeded random play through the real
@@ -85,6 +87,7 @@ from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import Doubted, HearingSettings, ModelError, Transcript, choose, open_ear  # noqa: E402
+from assistant.hearing.audio import RATE  # noqa: E402
 from assistant.hearing.moments import grammar_for, listening_moments  # noqa: E402
 from assistant.hearing.pipeline import Cascade  # noqa: E402
 from assistant.sentences import SentenceSet  # noqa: E402
@@ -124,6 +127,9 @@ class Condition:
     noise: str | None = None  # white | babble | talkers (one to three people across the table)
     snr_db: float = 0.0
     rt60: float = 0.0         # reverberant room when > 0 (the noise is in the same room)
+    #: seconds of the room (its noise, or the other talkers) before the command, as live play has
+    #: them: the microphone's audio since the last utterance is the utterance's too
+    lead_s: float = 0.0
 
 
 CONDITIONS = (
@@ -161,7 +167,9 @@ ABLATION: tuple[tuple[str, dict[str, Any], str | None], ...] = (
 #: The ablation's reference rows: the first pass alone (no Whisper at all)
 ABLATION_ALONE = "pocketsphinx"
 #: Only when asked for with --conditions.
-EXTRA_CONDITIONS = (Condition("white 5 dB", "white", 5), Condition("babble 5 dB", "babble", 5))
+EXTRA_CONDITIONS = (Condition("white 5 dB", "white", 5), Condition("babble 5 dB", "babble", 5),
+                    Condition("talkers 10 dB 3 s before", "talkers", 10, lead_s=3.0),
+                    Condition("clean 5 s before", lead_s=5.0))
 
 #: Table talk that must give no command (never used to tune the recognizers), with the game
 #: whose words it plays on (heard with that game's grammar) or None (heard in each game in turn).
@@ -305,6 +313,8 @@ def make_clip(maker: ClipMaker, text: str, speaker: Speaker, condition: Conditio
     """``text`` said by ``speaker`` in ``condition`` (``noises``: a babble track alone will do
     for every condition but other talkers)."""
     clip = maker.say(text, speaker)
+    if condition.lead_s > 0:
+        clip = np.concatenate([np.zeros(int(condition.lead_s * RATE), np.int16), clip])
     babble_track = noises.babble if isinstance(noises, Noises) else noises
     if condition.noise == "talkers":
         if not isinstance(noises, Noises):
@@ -349,7 +359,7 @@ def canonical(value: Any) -> Any:
 
 def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed: int, grammar: Iterable[str]) -> str:
     data = [game, condition.name, condition.noise, condition.snr_db, condition.rt60, REVERB_DRR_DB, text,
-            speaker.key(), seed, sorted(grammar)]
+            speaker.key(), seed, sorted(grammar)] + ([condition.lead_s] if condition.lead_s else [])
     return hashlib.sha1(json.dumps(data).encode()).hexdigest()[:20]
 
 

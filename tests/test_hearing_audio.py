@@ -8,7 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.hearing.audio import AudioError, blocks, load_16k, read_wav, resample, write_wav
+from assistant.hearing.audio import (
+    LOUD_MARGIN_S,
+    AudioError,
+    blocks,
+    load_16k,
+    loud_part,
+    read_wav,
+    resample,
+    write_wav,
+)
 from tests.support.spoken import add_noise, speech_power
 
 
@@ -122,6 +131,29 @@ def test_write_and_blocks(tmp_path: Path) -> None:
     assert np.array_equal(load_16k(tmp_path / "x.wav"), clip)
     parts = blocks(clip, 0.1)
     assert len(parts) == 10 and all(len(p) == 3200 for p in parts)
+
+
+def test_the_loud_part_is_cut_from_what_is_far_quieter_around_it() -> None:
+    """Two seconds of a talker 15 dB down, a second at full level with a 50 ms click of silence
+    inside, a second of the talker again, and silence: cut within 12 dB of the loudest, 0.2 s
+    kept each side; within 20 dB the talker stays; 0 keeps everything; a click louder than all
+    does not set the level (the loudest 100 ms does)."""
+    rng = np.random.default_rng(1)
+    rate = 16000
+    talker = rng.normal(0, 1000 * 10 ** (-15 / 20), 2 * rate)
+    player = rng.normal(0, 1000, rate)
+    player[rate // 2:rate // 2 + 800] = 0
+    clip = np.concatenate([talker, player, talker[:rate], np.zeros(rate)]).astype(np.int16)
+    margin = int(LOUD_MARGIN_S * rate)
+    cut = loud_part(clip, 12.0)
+    assert np.array_equal(cut, clip[2 * rate - margin:3 * rate + margin])
+    assert np.array_equal(loud_part(clip, 20.0), clip[:4 * rate + margin])
+    assert np.array_equal(loud_part(clip, 0.0), clip)
+    clicked = clip.copy()
+    clicked[rate // 2:rate // 2 + 32] = 30000  # 2 ms, far louder than the player
+    assert np.array_equal(loud_part(clicked, 12.0), cut)
+    assert np.array_equal(loud_part(np.zeros(rate, np.int16), 12.0), np.zeros(rate, np.int16))
+    assert len(loud_part(clip[:1000], 12.0)) == 1000  # under 100 ms: all of it
 
 
 @pytest.mark.parametrize("snr", [20.0, 10.0, 5.0])

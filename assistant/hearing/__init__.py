@@ -260,14 +260,15 @@ RECOGNIZERS: dict[str, RecognizerSpec] = {spec.name: spec for spec in (
     RecognizerSpec("text", _open_text, ""),
 )}
 
-_transcribers: dict[tuple[str, int, int, int, float], WhisperTranscriber] = {}
+_transcribers: dict[tuple[str, int, int, int, float, float], WhisperTranscriber] = {}
 
 
 def open_transcriber(settings: HearingSettings) -> WhisperTranscriber:
     """The configured Whisper model, loaded once per process and model (the same for every game)."""
     folder = find_model(settings.whisper.model, settings.models_dir)
     whisper = settings.whisper
-    key = (str(folder), whisper.beam_size, whisper.threads, whisper.noise_suppression, whisper.window_seconds)
+    key = (str(folder), whisper.beam_size, whisper.threads, whisper.noise_suppression, whisper.window_seconds,
+           whisper.trim)
     found = _transcribers.get(key)
     if found is None:
         found = _transcribers[key] = WhisperTranscriber.load(folder, settings.whisper)

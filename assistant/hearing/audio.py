@@ -196,3 +196,26 @@ def suppress_noise(samples: Int16, level: int) -> Int16:
     out = [processor.Process10ms(data[i:i + step]).audio for i in range(0, whole, step)]
     out.append(data[whole:])
     return np.frombuffer(b"".join(out), dtype=np.int16).copy()
+
+
+#: Speech kept before and after the loud part ``loud_part`` finds (a word's soft ending or start).
+LOUD_MARGIN_S = 0.2
+
+
+def loud_part(samples: Int16, below_db: float, margin_s: float = LOUD_MARGIN_S) -> Int16:
+    """``samples`` from the first to the last 20 ms frame within ``below_db`` of their loudest
+    (a frame's level: the middle one of the five around it, so a click is no level), and
+    ``margin_s`` more each side; all of them when ``below_db`` is 0 or they are shorter than
+    100 ms. What is cut is the talk, noise or silence before and after the player's words that
+    is far quieter than them: the room since the last utterance, another person across the table."""
+    frame = RATE // 50
+    count = len(samples) // frame
+    if below_db <= 0 or count < 5:
+        return samples
+    energy = (samples[:count * frame].astype(np.float64).reshape(count, frame) ** 2).mean(axis=1)
+    held = np.median(np.lib.stride_tricks.sliding_window_view(np.pad(energy, 2, mode="edge"), 5), axis=1)
+    loud = np.flatnonzero(held >= float(held.max()) / 10 ** (below_db / 10))
+    if len(loud) == 0:  # all silent
+        return samples
+    margin = int(margin_s * RATE)
+    return samples[max(0, int(loud[0]) * frame - margin):min(len(samples), (int(loud[-1]) + 1) * frame + margin)]

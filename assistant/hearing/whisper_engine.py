@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from assistant.hearing.audio import RATE, SpeechEdges, suppress_noise
+from assistant.hearing.audio import RATE, SpeechEdges, loud_part, suppress_noise
 from assistant.hearing.closed import SPAN, Sentence, log_softmax, search
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
@@ -323,6 +323,8 @@ class WhisperSettings:
     check_sha256: bool = default("hearing.whisper.check_sha256")
     #: WebRTC noise suppression of what Whisper hears (audio.suppress_noise): 0 off, 1-4
     noise_suppression: int = default("hearing.whisper.noise_suppression")
+    #: what Whisper hears of an utterance: its part within this many dB of its loudest (audio.loud_part; 0: all)
+    trim: float = default("hearing.whisper.trim")
     #: the seconds the free text's encoder is given (30: Whisper's own window; never less than the
     #: utterance); None ("auto"): the model's own (KnownModel.window)
     window: float | None = None
@@ -387,8 +389,12 @@ class WhisperTranscriber:
     for things not used here (decoding files, downloads, long-form segmentation)."""
 
     def __init__(self, model: Any, tokenizer: Any, beam_size: int = 5, noise_suppression: int = 0,
-                 decoder: Decoder | None = None, suppress_ids: Sequence[int] = (), window: float = MAX_SECONDS) -> None:
+                 decoder: Decoder | None = None, suppress_ids: Sequence[int] = (), window: float = MAX_SECONDS,
+                 trim: float = 0.0) -> None:
         self.model = model
+        #: hearing.whisper.trim: the utterance is heard from its first to its last moment within
+        #: this many dB of its loudest (audio.loud_part); 0: all of it
+        self.trim = trim
         #: the free text's encoder window in frames (FRAMES: Whisper's own 30 s)
         self.window_frames = min(FRAMES, int(window * RATE) // HOP // 2 * 2)
         #: the decoder every decoding runs on (numpy, keeping what it has read: whisper_decoder;
@@ -485,7 +491,7 @@ class WhisperTranscriber:
         except Exception as error:  # CTranslate2 raises RuntimeError/ValueError with its own text
             raise ModelError(f"Whisper could not load the model at {folder}: {error}") from error
         transcriber = cls(model, tokenizer, settings.beam_size, settings.noise_suppression, decoder, suppress_ids,
-                          settings.window_seconds)
+                          settings.window_seconds, settings.trim)
         transcriber.warm_up()
         give_back_memory()
         return transcriber
@@ -537,7 +543,7 @@ class WhisperTranscriber:
         if len(samples) < RATE // 10:
             self._heard = (audio, False, short)
             return False
-        samples = suppress_noise(samples, self.noise_suppression)
+        samples = loud_part(suppress_noise(samples, self.noise_suppression), self.trim)
         pad = np.zeros(int(PAD_SECONDS * RATE), dtype=np.int16)  # Whisper mishears speech that starts at once
         samples = np.concatenate([pad, samples, pad])
         self._frames = min(FRAMES, len(samples) // HOP)
