@@ -323,7 +323,7 @@ class WhisperSettings:
     check_sha256: bool = default("hearing.whisper.check_sha256")
     #: WebRTC noise suppression of what Whisper hears (audio.suppress_noise): 0 off, 1-4
     noise_suppression: int = default("hearing.whisper.noise_suppression")
-    #: what Whisper hears of an utterance: its part within this many dB of its loudest (audio.loud_part; 0: all)
+    #: what the grammar search hears of an utterance: its part within this many dB of its loudest (0: all)
     trim: float = default("hearing.whisper.trim")
     #: the seconds the free text's encoder is given (30: Whisper's own window; never less than the
     #: utterance); None ("auto"): the model's own (KnownModel.window)
@@ -392,8 +392,8 @@ class WhisperTranscriber:
                  decoder: Decoder | None = None, suppress_ids: Sequence[int] = (), window: float = MAX_SECONDS,
                  trim: float = 0.0) -> None:
         self.model = model
-        #: hearing.whisper.trim: the utterance is heard from its first to its last moment within
-        #: this many dB of its loudest (audio.loud_part); 0: all of it
+        #: hearing.whisper.trim: the grammar search hears the utterance from its first to its last
+        #: moment within this many dB of its loudest (audio.loud_part); 0: all of it
         self.trim = trim
         #: the free text's encoder window in frames (FRAMES: Whisper's own 30 s)
         self.window_frames = min(FRAMES, int(window * RATE) // HOP // 2 * 2)
@@ -528,7 +528,8 @@ class WhisperTranscriber:
         grammar search); False for less than 0.1 s of audio. The same audio again is not
         encoded again. ``short``: encode the speech and WINDOW_MARGIN after it, not Whisper's
         30 s (the encoder's cost falls with its input: about 0.04 CPU s for a 3 s command
-        instead of 0.8 s here), for the grammar search alone."""
+        instead of 0.8 s here), for the grammar search alone, and of the utterance only its
+        part within ``trim`` dB of its loudest (``audio.loud_part``)."""
         import ctranslate2
 
         if not isinstance(audio, bytes):  # int16 samples given as an array
@@ -543,7 +544,9 @@ class WhisperTranscriber:
         if len(samples) < RATE // 10:
             self._heard = (audio, False, short)
             return False
-        samples = loud_part(suppress_noise(samples, self.noise_suppression), self.trim)
+        samples = suppress_noise(samples, self.noise_suppression)
+        if short:  # the grammar search hears the player's words, not the room around them
+            samples = loud_part(samples, self.trim)
         pad = np.zeros(int(PAD_SECONDS * RATE), dtype=np.int16)  # Whisper mishears speech that starts at once
         samples = np.concatenate([pad, samples, pad])
         self._frames = min(FRAMES, len(samples) // HOP)
