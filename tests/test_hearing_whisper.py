@@ -141,7 +141,8 @@ def test_the_log_mel_input_and_the_transcripts_are_faster_whispers(maker: ClipMa
     reference = FeatureExtractor()
     assert np.allclose(mel_filters(), reference.mel_filters, atol=1e-7)
     folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
-    ours = WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False, window=30.0))  # faster-whisper's 30 s
+    # faster-whisper's 30 s window, and the audio whole (not its loud part: hearing.whisper.trim)
+    ours = WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False, window=30.0, trim=0.0))
     theirs = WhisperModel(str(folder), device="cpu", compute_type="int8")
     prompt = "explore room one zero two, pass, attack the red commando, how much time is left."
     pad = np.zeros(int(PAD_SECONDS * 16000), dtype=np.int16)
@@ -200,12 +201,12 @@ def test_whisper_hears_through_the_noise_suppressor_when_asked(maker: ClipMaker,
         WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False, noise_suppression=4))
 
 
-def test_the_grammar_search_hears_the_player_not_the_room_around_the_words(maker: ClipMaker) -> None:
+def test_whisper_hears_the_player_not_the_room_around_the_words(maker: ClipMaker) -> None:
     """hearing.whisper.trim: eight seconds of a quiet room since the last utterance, then someone
     across the table 12 dB under the player, the command, and that person again. The grammar
-    search encodes only the part within 12 dB of the loudest (under 3 s instead of 14); Whisper's
-    free text still hears all of it (it writes the other person's sentence); and the hybrid, as
-    shipped, takes the command."""
+    search encodes only the part within 12 dB of the loudest (under 3 s instead of 14), the free
+    text that and half a second more each side (without the trim it writes the other person's
+    sentence); and the hybrid, as shipped, takes the command."""
     import numpy as np
 
     from tests.support.spoken import speech_power
@@ -222,8 +223,11 @@ def test_the_grammar_search_hears_the_player_not_the_room_around_the_words(maker
     assert trimmed.trim == 12.0
     assert trimmed.listen(audio.tobytes(), short=True)
     assert trimmed._frames * 160 < 3 * 16000
-    assert "pizza" in trimmed.transcribe(audio.tobytes(), "explore room one zero two, pass, teleport, attack.").lower()
-    assert trimmed._frames * 160 > 14 * 16000  # the free text: all of it
+    prompt = "explore room one zero two, pass, teleport, attack."
+    assert "pizza" in whole.transcribe(audio.tobytes(), prompt).lower()
+    assert whole._frames * 160 > 14 * 16000  # the free text without the trim: all of it
+    assert "pizza" not in trimmed.transcribe(audio.tobytes(), prompt).lower()
+    assert 1 * 16000 < trimmed._frames * 160 < 4 * 16000  # the free text: the loud part, 0.5 s more each side
     ear = open_ear(HearingSettings(recognizer="hybrid"), OMEGA, MOVE, engine="hybrid", fallback=False)
     heard = ear.hear(audio)
     assert isinstance(heard, Transcript) and heard.command == Command("attack", {"target": "red", "unit": "commando"})

@@ -200,6 +200,10 @@ def suppress_noise(samples: Int16, level: int) -> Int16:
 
 #: Speech kept before and after the loud part ``loud_part`` finds (a word's soft ending or start).
 LOUD_MARGIN_S = 0.2
+#: Whisper's free text keeps more of the room each side: it hears the words whole, and not the
+#: seconds of a quiet room before them, after which Whisper writes a short command over and over
+#: ("0 0 0 0" for a recorded speaker's "zero"; chosen on the tuning voices: docs/hearing.md)
+FREE_TEXT_MARGIN_S = 0.5
 
 
 def loud_part(samples: Int16, below_db: float, margin_s: float = LOUD_MARGIN_S) -> Int16:

@@ -49,9 +49,9 @@ SETTINGS: tuple[Setting[Any], ...] = (
     Setting("hearing.whisper.threads", 0, "CPU threads for Whisper (0 = all).", minimum=0, maximum=64, player=True),
     Setting("hearing.whisper.noise_suppression", 0, "WebRTC noise suppression before Whisper: 0 off, 1-4.",
             minimum=0, maximum=4),
-    Setting("hearing.whisper.trim", 12.0, "Whisper's grammar search hears the utterance from its first to its last "
-            "moment within this many dB of its loudest (0.2 s more each side): the quieter talk, noise or silence "
-            "around the player's words is cut (0: all of it).", minimum=0.0, maximum=60.0),
+    Setting("hearing.whisper.trim", 12.0, "Whisper hears the utterance from its first to its last moment within "
+            "this many dB of its loudest (its grammar search 0.2 s more each side, its free text 0.5 s): the quieter "
+            "talk, noise or silence around the player's words is cut (0: all of it).", minimum=0.0, maximum=60.0),
     Setting("hearing.whisper.window", "auto", "Seconds of audio Whisper's free text encodes, never less than the "
             "utterance (auto: the model's own, 10 for tiny.en, Whisper's own 30 for base and one's own).",
             minimum=2.0, maximum=30.0),

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from assistant.hearing.audio import RATE, SpeechEdges, loud_part, suppress_noise
+from assistant.hearing.audio import FREE_TEXT_MARGIN_S, LOUD_MARGIN_S, RATE, SpeechEdges, loud_part, suppress_noise
 from assistant.hearing.closed import SPAN, Sentence, log_softmax, search
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
@@ -528,8 +528,9 @@ class WhisperTranscriber:
         grammar search); False for less than 0.1 s of audio. The same audio again is not
         encoded again. ``short``: encode the speech and WINDOW_MARGIN after it, not Whisper's
         30 s (the encoder's cost falls with its input: about 0.04 CPU s for a 3 s command
-        instead of 0.8 s here), for the grammar search alone, and of the utterance only its
-        part within ``trim`` dB of its loudest (``audio.loud_part``)."""
+        instead of 0.8 s here), for the grammar search alone. Of the utterance, only its part
+        within ``trim`` dB of its loudest is heard (``audio.loud_part``), and LOUD_MARGIN_S more
+        each side for the grammar search, FREE_TEXT_MARGIN_S for the free text."""
         import ctranslate2
 
         if not isinstance(audio, bytes):  # int16 samples given as an array
@@ -545,8 +546,9 @@ class WhisperTranscriber:
             self._heard = (audio, False, short)
             return False
         samples = suppress_noise(samples, self.noise_suppression)
-        if short:  # the grammar search hears the player's words, not the room around them
-            samples = loud_part(samples, self.trim)
+        # the player's words, not the room around them: the grammar search closely, the free text
+        # with more of the room kept each side
+        samples = loud_part(samples, self.trim, LOUD_MARGIN_S if short else FREE_TEXT_MARGIN_S)
         pad = np.zeros(int(PAD_SECONDS * RATE), dtype=np.int16)  # Whisper mishears speech that starts at once
         samples = np.concatenate([pad, samples, pad])
         self._frames = min(FRAMES, len(samples) // HOP)
