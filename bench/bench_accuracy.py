@@ -26,8 +26,9 @@ talkers at 10 dB** (people across the table: other voices saying other sentences
 reverberant room (RT60 0.6 s, synthetic), and that room with babble at 10 dB (``--conditions``
 can also name 'white 5 dB', 'babble 5 dB', and 'talkers 10 dB 3 s before' and 'clean 5 s before':
 three seconds of the other talkers, or five of a quiet room, before the command, as live play
-hears them: the microphone's audio since the last utterance is the utterance's, and Whisper's
-free text hears all of it; its grammar search only the loud part, ``hearing.whisper.trim``).
+hears them: the microphone's audio since the last utterance is the utterance's, and Whisper
+hears its loud part, ``hearing.whisper.trim``: the grammar search with 0.2 s more each side, the
+free text with 0.5 s; the first pass hears all of it).
 
 Each command is heard with the grammar of a moment of play where it is asked, as in play:
 the moments come from ``assistant.hearing.moments`` (seeded random play through the real
