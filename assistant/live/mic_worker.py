@@ -14,7 +14,7 @@ count) and that many bytes of mono int16 at ``rate``. It ends by itself when no 
 for ``--stall-seconds`` (a device that stopped; the parent opens a new one) or when its
 stdin closes (the parent is gone).
 
-Only the standard library and sounddevice are imported here, so it starts in about 0.1 s.
+Only the standard library, assistant.alsa and sounddevice are imported here, so it starts in about 0.1 s.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import threading
 import time
 from typing import Any
 
+from assistant.alsa import lean_alsa
+
 RATE = 16000
 TRY_RATES = (16000, 48000, 44100, 32000, 22050)
 #: A frame's header: capture time (monotonic seconds), then the number of audio bytes after it.
@@ -44,6 +46,7 @@ class MicrophoneError(RuntimeError):
 
 
 def import_sounddevice() -> Any:
+    lean_alsa()  # before PortAudio lists the devices (assistant.alsa; set already when the assistant started us)
     try:
         import sounddevice
     except OSError as error:  # PortAudio missing

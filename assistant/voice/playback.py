@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from assistant.alsa import lean_alsa
 from assistant.voice.effects import Audio, as_audio, resample_rate, to_int16
 
 
@@ -121,6 +122,7 @@ def output_devices() -> list[dict[str, Any]]:
 
 
 def import_sounddevice() -> Any:
+    lean_alsa()  # before PortAudio lists the devices (assistant.alsa)
     try:
         import sounddevice
     except OSError as error:  # the PortAudio library itself is missing
