@@ -294,9 +294,33 @@ def test_a_sentence_written_twice_running_ends_the_reading(whisper: WhisperTrans
         row[said[written] if written < len(said) else whisper.end] = 10.0
 
     monkeypatch.setattr(whisper, "_reader", Scripted(whisper, scores))
+    monkeypatch.setattr(whisper, "_own", None)
     ids, rows = whisper._read_own()
     assert whisper.tokenizer.decode(ids).strip() == "Pass."
     assert len(rows) == len(ids) + 1
+
+
+def test_the_own_reading_rides_along_with_the_grammar_search_and_reads_the_same(
+        whisper: WhisperTranscriber, tmp_path: Path) -> None:
+    """The grammar search's decoder calls carry Whisper's own reading a token each (one call for
+    both, not one more per token); read so, or alone afterwards, it is the same text, and its log
+    probability differs only by the int8 products' rounding (their input's scale is the batch's)."""
+    maker = ClipMaker(tmp_path)
+    graph = WordGraph(OMEGA, ["explore", "pass", "help"])
+    for said in ("explore one zero zero", "pass"):
+        audio = maker.say(said, VOICE).tobytes()
+        whisper.forget()
+        assert whisper.listen(audio, short=True)
+        alone = whisper.own_reading()
+        whisper.forget()
+        assert whisper.listen(audio, short=True)
+        found = whisper.held_to(graph, beam=6)
+        own = whisper._own
+        assert found and own is not None and len(own.rows) >= 2, "the search's calls read none of it"
+        along = whisper.own_reading()
+        assert along[0] == alone[0]
+        assert abs(along[1] - alone[1]) < 0.05
+        assert whisper.own_reading() == along  # read once an utterance
 
 
 def write_model(path: Path, spec: str, variables: dict[str, np.ndarray], cut: int = 0) -> Path:
@@ -357,6 +381,7 @@ def test_a_loop_of_one_token_ends_the_reading_once_its_score_is_settled(whisper:
         row[whisper.end] = 11.0 if written == 1 else 2.0  # ending after the first one is likely
 
     monkeypatch.setattr(whisper, "_reader", Scripted(whisper, scores))
+    monkeypatch.setattr(whisper, "_own", None)
     ids, rows = whisper._read_own()
     # each further one costs about 0.28 nat; ending after the first is 2.04 below nothing: settled
     # at the sixth

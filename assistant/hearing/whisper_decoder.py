@@ -715,10 +715,23 @@ class Reader:
         """For each text, the log probabilities of the token at each position from ``since`` to
         just after the text: (len(text) + 1 - since, vocabulary). One product with the output
         embedding for all of them."""
-        rows = [hidden[first:] for hidden, first in zip(self.hidden(texts), since, strict=True)]
-        scores = log_softmax32(self.decoder.logits(np.concatenate(rows)), overwrite=True)
+        return self.logprobs_along(texts, since, None)[0]
+
+    def logprobs_along(self, texts: Sequence[Sequence[int]], since: Sequence[int],
+                       along: Sequence[int] | None) -> tuple[list[Array], Array | None]:
+        """``logprobs``, and in the same decoder calls the raw scores for the token after
+        ``along`` (another text, read with them: a greedy reading's next step riding along with
+        a search's)."""
+        wanted = self._read([*texts, along] if along is not None else texts)
+        rows = [np.stack([self._hidden[text[:n]] for n in range(first, len(text) + 1)])
+                for text, first in zip(wanted, since, strict=False)]
+        if along is not None:
+            rows.append(self._hidden[wanted[-1]][None])
+        logits = self.decoder.logits(np.concatenate(rows))
+        raw = logits[-1].copy() if along is not None else None
+        scores = log_softmax32(logits, overwrite=True)
         out, at = [], 0
-        for row in rows:
+        for row in rows[:len(texts)]:
             out.append(scores[at:at + len(row)])
             at += len(row)
-        return out
+        return out, raw

@@ -58,11 +58,10 @@ from assistant.hearing.whisper_decoder import (
     Decoder,
     ModelFileError,
     Reader,
-    log_softmax32,
     one_blas_thread,
     without_decoder,
 )
-from assistant.hearing.whisper_free import FreeText
+from assistant.hearing.whisper_free import FreeText, OwnReading
 from assistant.memory import give_back_memory
 
 DEFAULT_WHISPER_MODEL = "faster-whisper-tiny.en"
@@ -428,6 +427,8 @@ class WhisperTranscriber:
         self._frames = 0
         self._window: tuple[npt.NDArray[np.float32], Any] | None = None
         self._reader: Reader | None = None
+        #: Whisper's own reading of the audio last heard, as far as it has gone
+        self._own: OwnReading | None = None
         #: the free text's reading (numpy decoder): under the prompt ``hypotheses`` was given, for
         #: ``score``; and the attention over the whole window, shared by every prompt's reading
         self._free: FreeText | None = None
@@ -510,7 +511,7 @@ class WhisperTranscriber:
     def forget(self) -> None:
         """Drop the audio last heard and its encoding: the same audio given again is encoded again
         (a benchmark timing the whole job; otherwise ``listen`` reuses it)."""
-        self._heard = self._last = self._window = self._reader = self._free = None
+        self._heard = self._last = self._window = self._reader = self._free = self._own = None
 
     def let_go(self) -> None:
         """Drop what was read of the audio last heard (the grammar search's and the free text's
@@ -518,6 +519,8 @@ class WhisperTranscriber:
         encoding: once the utterance is decided nothing reads on from them, and the answer's
         speech, which comes next, need not peak on top of them."""
         self._reader = self._free = None
+        if self._own is not None and not self._own.done:
+            self._own = None  # read again from the start should it be asked for
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         texts = self.hypotheses(audio, prompt, 1)
@@ -541,6 +544,7 @@ class WhisperTranscriber:
         self._window = None
         self._reader = None
         self._free = None
+        self._own = None
         samples = np.frombuffer(audio, dtype=np.int16)[-int((MAX_SECONDS - 2 * PAD_SECONDS) * RATE):]
         if len(samples) < RATE // 10:
             self._heard = (audio, False, short)
@@ -608,9 +612,14 @@ class WhisperTranscriber:
         numpy decoder, each prefix is read on from the longest shorter one read before; on
         CTranslate2's (no numpy decoder), one batched call reads them all from their start."""
         if self.decoder is not None:
-            reader = self.reader()
+            reader, own = self.reader(), self._own_reading()
             with one_blas_thread():
-                return reader.logprobs(prefixes, since)
+                if own.done:
+                    return reader.logprobs(prefixes, since)
+                rows, after = reader.logprobs_along(prefixes, since, own.ids)  # its next token in the same calls
+                assert after is not None
+                own.step(after)
+                return rows
         return self._logprobs_ct2(prefixes, since)
 
     def _logprobs_ct2(self, prefixes: Sequence[Sequence[int]], since: Sequence[int]) -> list[npt.NDArray[np.float32]]:
@@ -667,43 +676,17 @@ class WhisperTranscriber:
                 total += float(logprobs[i, ids[i]])
         return self.tokenizer.decode(ids).strip(), best
 
+    def _own_reading(self) -> OwnReading:
+        """Whisper's own reading of the audio last heard, as far as it has gone (whisper_free)."""
+        if self._own is None:
+            self._own = OwnReading(self._never, (*self._blank, self._end), self._end, self.stops, READING_TOKENS)
+        return self._own
+
     def _read_own(self) -> tuple[list[int], npt.NDArray[np.float32]]:
-        """Whisper's greedy reading of the window on the numpy decoder: its text tokens and the
-        log probabilities at each step (what it never writes left out; at the first step, nor a
-        blank or the end: CTranslate2's ``suppress_blank``). A short window can make Whisper
-        write a command over and over ("Pass. Pass. Pass." or "1 1 1 1 1"): a sentence written
-        twice running ends it, and so does a loop of one or two tokens once no later ending could
-        be likelier than the best so far (the path's log probability only falls, so the score is
-        settled; the loop adds no word to the text)."""
-        reader = self.reader()
-        ids: list[int] = []
-        rows = []
-        sentences = [0]  # where each sentence of the reading starts
-        best, total = -math.inf, 0.0
-        with one_blas_thread():
-            for _ in range(READING_TOKENS):
-                logits = reader.decoder.logits(reader.last(ids)[None])[0]
-                logits[self._never] = -np.inf
-                if not ids:
-                    logits[[*self._blank, self._end]] = -np.inf
-                row = log_softmax32(logits[None])[0]
-                rows.append(row)
-                token = int(np.argmax(logits))
-                if token == self._end:
-                    break
-                if ids:
-                    best = max(best, total + float(row[self._end]))
-                total += float(row[token])
-                ids.append(token)
-                if total <= best and len(ids) >= 4 and (ids[-1] == ids[-2] == ids[-3] or ids[-4:-2] == ids[-2:]):
-                    break
-                if token in self.stops:
-                    sentences.append(len(ids))
-                    if len(sentences) >= 3 and ids[sentences[-3]:sentences[-2]] == ids[sentences[-2]:]:
-                        del ids[sentences[-2]:]
-                        del rows[len(ids) + 1:]
-                        break
-        return ids, np.stack(rows)
+        """Whisper's greedy reading of the window on the numpy decoder (whisper_free.OwnReading:
+        what the grammar search's decoder calls read of it, then the rest alone): its text tokens
+        and the log probabilities at each step."""
+        return self._own_reading().finish(self.reader())
 
     def _read_own_ct2(self) -> tuple[list[int], npt.NDArray[np.float32]]:
         _, single = self.window()

@@ -142,3 +142,69 @@ class FreeText:
                 total += float(after[self.end]) - (top + math.log(float(np.exp(after - top).sum())))
             out.append(total)
         return out
+
+
+class OwnReading:
+    """Whisper's own greedy reading of an utterance without a prompt, a token at a time, from
+    the raw scores the decoder gives for the token after the text so far (``ids``): the grammar
+    search hands it the scores of each of its decoder calls, where its next token rides along
+    with the search's sentences (one call for both), and ``WhisperTranscriber.own_reading``
+    finishes it alone. What Whisper never writes is left out, at the first step a blank or the
+    end too (CTranslate2's ``suppress_blank``). A short window can make Whisper write a command
+    over and over ("Pass. Pass. Pass." or "1 1 1 1 1"): a sentence written twice running ends
+    it, and so does a loop of one or two tokens once no later ending could be likelier than the
+    best so far (the path's log probability only falls, so the score is settled; the loop adds
+    no word to the text)."""
+
+    def __init__(self, never: npt.NDArray[np.int64], not_first: Sequence[int], end: int, stops: Sequence[int],
+                 limit: int) -> None:
+        self.never = never
+        self.not_first = list(not_first)
+        self.end = end
+        self.stops = tuple(stops)
+        self.limit = limit
+        #: the text tokens so far, and the log probabilities at each step (the one after the last too)
+        self.ids: list[int] = []
+        self.rows: list[npt.NDArray[np.float32]] = []
+        self.done = False
+        self._sentences = [0]  # where each sentence of the reading starts
+        self._best, self._total = -math.inf, 0.0
+
+    def step(self, logits: npt.NDArray[np.float32]) -> None:
+        """One step, from the raw scores for the token after ``ids`` (a row of the vocabulary's
+        size; changed in place)."""
+        if self.done:
+            return
+        logits[self.never] = -np.inf
+        if not self.ids:
+            logits[self.not_first] = -np.inf
+        row = log_softmax32(logits[None])[0]
+        self.rows.append(row)
+        token = int(np.argmax(logits))
+        if token == self.end:
+            self.done = True
+            return
+        ids = self.ids
+        if ids:
+            self._best = max(self._best, self._total + float(row[self.end]))
+        self._total += float(row[token])
+        ids.append(token)
+        if self._total <= self._best and len(ids) >= 4 and (ids[-1] == ids[-2] == ids[-3] or ids[-4:-2] == ids[-2:]):
+            self.done = True
+        elif token in self.stops:
+            sentences = self._sentences
+            sentences.append(len(ids))
+            if len(sentences) >= 3 and ids[sentences[-3]:sentences[-2]] == ids[sentences[-2]:]:
+                del ids[sentences[-2]:]
+                del self.rows[len(ids) + 1:]
+                self.done = True
+        if len(self.rows) >= self.limit:
+            self.done = True
+
+    def finish(self, reader: Reader) -> tuple[list[int], npt.NDArray[np.float32]]:
+        """The reading read to its end on ``reader`` (one decoder call a token): its text tokens
+        and the log probabilities at each step."""
+        with one_blas_thread():
+            while not self.done:
+                self.step(reader.decoder.logits(reader.last(self.ids)[None])[0])
+        return self.ids, np.stack(self.rows)
