@@ -16,8 +16,10 @@ without those plugins' files (by their names, ``PLUGIN_FILES``). Everything else
 sound server's routing (PulseAudio, PipeWire), ``/etc/asound.conf``, ``~/.asoundrc``, cards'
 own files. The copy lives in memory (a ``memfd``; the processes the assistant starts read it
 through /proc while it runs): nothing is written to disk. Where the system's configuration is
-not in the shape expected, or ``ALSA_CONFIG_PATH`` is already set (by the player: to keep every
-plugin, set it to the system's own, ``/usr/share/alsa/alsa.conf``), nothing changes.
+not in the shape expected, the copy cannot be made (a memfd counts against the file-size limit a
+full disk is played with in tests/test_live_storage.py), or ``ALSA_CONFIG_PATH`` is already set
+(by the player: to keep every plugin, set it to the system's own, ``/usr/share/alsa/alsa.conf``),
+nothing changes.
 """
 
 from __future__ import annotations
@@ -91,7 +93,17 @@ def lean_alsa() -> bool:
     text = lean_config()
     if text is None:
         return False
-    fd = os.memfd_create("assistant-alsa.conf")  # close-on-exec: children read it through /proc
-    os.write(fd, text.encode("utf-8"))
+    data = text.encode("utf-8")
+    try:
+        fd = os.memfd_create("assistant-alsa.conf")  # close-on-exec: children read it through /proc
+    except OSError:
+        return False
+    try:
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+    except OSError:  # a memfd counts against the file-size limit (a full disk's rlimit): the system's
+        os.close(fd)
+        return False
     os.environ[ENV] = f"/proc/{os.getpid()}/fd/{fd}"
     return True

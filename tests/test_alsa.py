@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import textwrap
@@ -78,6 +79,20 @@ def test_a_path_set_already_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV, "/usr/share/alsa/alsa.conf")
     assert lean_alsa() is False
     assert os.environ[ENV] == "/usr/share/alsa/alsa.conf"
+
+
+def test_no_room_for_the_copy_leaves_the_system_s_configuration() -> None:
+    """Where no file may grow (a full disk's file-size limit, which a memfd counts against too),
+    the system's configuration is used as it is, and sound still starts."""
+    code = ("import os; from assistant.alsa import lean_alsa, lean_config; "
+            "print(lean_config() is not None, lean_alsa(), os.environ.get('ALSA_CONFIG_PATH'))")
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=60, check=True, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0)))
+    would, took, path = done.stdout.split()
+    assert took == "False" and path == "None", done.stdout
+    if would == "True":  # this machine has plugins to leave out: the limit, not their absence, stopped it
+        assert "Errno" not in done.stderr
 
 
 def _portaudio(env: dict[str, str]) -> dict[str, object]:
