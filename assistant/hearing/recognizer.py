@@ -248,7 +248,11 @@ class Ear:
         command = self.sentences.match(self.sentences.words(partial), self.graph.intents)
         if command is None:
             return "not a command"
-        return Closed.confirms(self, second.transcriber, second.settings, b"".join(self._audio), command)
+        why = Closed.confirms(self, second.transcriber, second.settings, b"".join(self._audio), command)
+        # nothing reads on from the audio so far (an early answer is said next; a wait hears the
+        # whole utterance, encoded anew): its voice's peak need not sit on top of the search's reading
+        second.transcriber.let_go()
+        return why
 
     def unknown_words(self) -> list[str]:
         """Words of the game's sentences the recognizer's model cannot hear (checked at start-up)."""
