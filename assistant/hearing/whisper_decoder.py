@@ -724,7 +724,7 @@ class Reader:
         a search's)."""
         wanted = self._read([*texts, along] if along is not None else texts)
         rows = [np.stack([self._hidden[text[:n]] for n in range(first, len(text) + 1)])
-                for text, first in zip(wanted, since, strict=False)]
+                for text, first in zip(wanted[:len(texts)], since, strict=True)]
         if along is not None:
             rows.append(self._hidden[wanted[-1]][None])
         logits = self.decoder.logits(np.concatenate(rows))
