@@ -36,11 +36,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-#: Latent frames decoded at a time (about 1.2 s of speech at 22,050 Hz): the decoder's working
-#: memory is that of one window (measured on the bundled voice: about +35 MB at 100 frames,
-#: +170 MB for a 150-character piece decoded whole), and its CPU time within a few percent of
-#: the whole's (bench: the window's overlap is decoded twice).
-WINDOW_FRAMES = 100
+#: Latent frames decoded at a time (about 0.6 s of speech at 22,050 Hz): the decoder's working
+#: memory is that of one window (+170 MB for a 150-character piece decoded whole). Its CPU time
+#: grows as the windows shrink (each window's context is decoded again): ad hoc, on the longest
+#: line hands-free play says (the commands listed, 130 characters), the sentence's peak was
+#: 26-42 MB at 100 frames, 12-28 MB at 50 (CPU +8%), 9-25 MB at 25 (+30%). That line is the
+#: peak of hands-free play (bench/bench_memory.py), so 50.
+WINDOW_FRAMES = 50
 #: Frames of context decoded on each side of a window and dropped: with 10 the samples agree
 #: with the decoder run whole to 1e-5 on the bundled voice (8 frames: differences of 2e-3)
 OVERLAP_FRAMES = 10
