@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -89,6 +93,53 @@ def test_band_removes_what_is_outside() -> None:
     assert band_energy(source, 0, 300) > 0.5
     low_left = (np.abs(np.fft.rfft(out)) ** 2)[np.fft.rfftfreq(len(out), 1 / RATE) < 300].sum()
     assert low_left < 1e-4 * (np.abs(np.fft.rfft(source)) ** 2).sum()
+
+
+def test_band_of_any_length_filters_as_at_twice_its_length() -> None:
+    """A length whose double has a large prime factor (10007: 2 x 10007) is padded further, to a
+    fast FFT size; what comes out is the same filter's."""
+    source = harmonic(seconds=10007 / RATE)
+    assert len(source) == 10007 and fx.fast_size(2 * 10007) > 2 * 10007
+    out = fx.Band(low=350, high=5000).apply(source, RATE)
+    spectrum = np.fft.rfft(source.astype(np.float64), 2 * 10007)  # the filter at exactly twice the length
+    freqs = np.fft.rfftfreq(2 * 10007, 1 / RATE).astype(np.float64)
+    spectrum *= fx._soft_step(freqs, 350 / 1.25, 350)
+    spectrum *= 1 - fx._soft_step(freqs, 5000, 5000 * 1.25)
+    exact = np.fft.irfft(spectrum, 2 * 10007)[:10007]
+    assert len(out) == 10007
+    assert float(np.max(np.abs(out - exact))) < 1e-3 * float(np.max(np.abs(exact)))
+
+
+def test_fast_size_has_small_factors_only() -> None:
+    for n in (1, 2, 97, 10007, 441022, 441023):
+        size = fx.fast_size(n)
+        assert size >= n and fx._smooth(size)
+        assert all(not fx._smooth(m) for m in range(n, size))
+
+
+def test_band_on_a_long_sentence_stays_small() -> None:
+    """A 10 s sentence whose length has a large prime factor: the band filter's peak memory stays
+    that of a fast FFT (measured: about 16 MB; a size with a large prime factor took 69 MB,
+    hands-free play's highest peak). In a process of its own: VmHWM is the kernel's peak."""
+    code = textwrap.dedent("""
+        import numpy as np
+        from pathlib import Path
+        from assistant.memory import map_big_blocks
+        from assistant.voice import effects as fx
+        map_big_blocks()  # as the assistant sets it
+        def hwm():
+            return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM")) / 1024
+        audio = (np.random.default_rng(1).random(220511).astype(np.float32) - 0.5) * 0.3  # 220511 is prime
+        fx.Band(low=350, high=5000).apply(audio[:1000], 22050)
+        Path("/proc/self/clear_refs").write_text("5")
+        before = hwm()
+        fx.Band(low=350, high=5000).apply(audio, 22050)
+        print(hwm() - before)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout.strip()) < 35.0
 
 
 def test_crush_quantizes_and_holds() -> None:

@@ -38,6 +38,16 @@ def _smooth(n: int) -> bool:
     return n == 1
 
 
+def fast_size(n: int) -> int:
+    """The smallest FFT size >= ``n`` with only small prime factors. An FFT of a size with a
+    large prime factor (a sentence's length often has one) takes Bluestein's way round: for a
+    10 s sentence about 70 MB of working memory instead of 16, hands-free play's highest peak."""
+    size = max(1, n)
+    while not _smooth(size):
+        size += 1
+    return size
+
+
 def _fft_sizes(n: int, n_out: int) -> tuple[int, int]:
     """Padded input and output sizes >= n + padding, both fast, in (nearly) the ratio n_out / n."""
     ratio = n_out / n
@@ -317,14 +327,15 @@ class Band(Effect):
         if len(audio) == 0:
             return as_audio(audio)
         n = len(audio)
-        spectrum = np.fft.rfft(audio.astype(np.float64), 2 * n)
-        freqs: npt.NDArray[np.float64] = np.fft.rfftfreq(2 * n, 1 / rate).astype(np.float64)
+        size = fast_size(2 * n)  # padded at least to twice its length: the filter does not wrap round
+        spectrum = np.fft.rfft(audio.astype(np.float64), size)
+        freqs: npt.NDArray[np.float64] = np.fft.rfftfreq(size, 1 / rate).astype(np.float64)
         if self.low > 0:
             spectrum *= _soft_step(freqs, self.low / 1.25, self.low)  # in place: a sentence's spectrum is MBs
         if self.high < rate / 2:
             spectrum *= 1 - _soft_step(freqs, self.high, self.high * 1.25)
         del freqs
-        return as_audio(np.fft.irfft(spectrum, 2 * n)[:n])
+        return as_audio(np.fft.irfft(spectrum, size)[:n])
 
 
 def _soft_step(x: npt.NDArray[np.float64], start: float, end: float) -> npt.NDArray[np.float64]:
