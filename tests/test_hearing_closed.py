@@ -76,7 +76,11 @@ def hybrid():  # type: ignore[no-untyped-def]
 
 
 def test_the_hybrid_takes_commands_with_the_closed_check_last(hybrid, maker: ClipMaker) -> None:  # type: ignore[no-untyped-def]
-    heard = [(text, hybrid.hear(maker.say(text, voice)), command) for voice in VOICES[:2] for text, command in COMMANDS]
+    heard, steps = [], []
+    for voice in VOICES[:2]:
+        for text, command in COMMANDS:
+            heard.append((text, hybrid.hear(maker.say(text, voice)), command))
+            steps.append([s.stage for s in hybrid.steps])
     right = [h for text, h, command in heard if isinstance(h, Transcript) and h.command == command]
     # a wrong command is never acted on: taken with doubt, it is asked about ("Pause?" for a
     # "pass" Whisper's free text wrote "Pause.", the closed check hearing "pass")
@@ -84,7 +88,9 @@ def test_the_hybrid_takes_commands_with_the_closed_check_last(hybrid, maker: Cli
              if isinstance(h, Transcript) and not isinstance(h, Doubted) and h.command is not None
              and h.command != command]
     assert len(right) >= 4 and not wrong, heard
-    assert hybrid.steps[-1].stage == "closed"  # the last word
+    # the last word: wherever Whisper's stages had their say, the closed check had the last
+    assert all(stages[-1] == "closed" for stages in steps if len(stages) > 1), steps
+    assert sum(len(stages) > 1 for stages in steps) >= 4, steps
 
 
 @pytest.mark.parametrize("line", ["I would love another slice of pizza", "who took my red card",

@@ -72,6 +72,7 @@ class HearingSettings:
     spot: SpotSettings = field(default_factory=SpotSettings)
     spotting: bool = default("hearing.whisper.spotting")
     hypotheses: int = default("hearing.whisper.hypotheses")
+    free_text: bool = default("hearing.whisper.free_text")
     unprompted: bool = default("hearing.whisper.unprompted")
     veto: bool = default("hearing.whisper.veto")
     confirm_distance: float = default("hearing.whisper.confirm_distance")
