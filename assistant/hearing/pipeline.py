@@ -796,7 +796,9 @@ class Again(Stage):
 #: Estimated from the stages' CPU seconds measured here (Step.seconds; spot 0.83 median, weigh 1.36,
 #: again 2.25 on this project's 2-core x86 machine) times about 1.8 for a Pi 5 and 4.5 for a Pi 4
 #: (Whisper tiny int8 takes ~3.2 s for a command on a Pi 400, ~0.85 s here; a Pi 5 is 2-3x a Pi 4):
-#: 3.0 lets a Pi 5 write and spot (about 1.5 s), a Pi 4 the same in 5.0. unprompted,
+#: 3.0 lets a Pi 5 write and spot (about 1.5 s), a Pi 4 the same in 5.0 (with the free text
+#: off, the default since 2026-12-06, the grammar search and spotting its own reading fit with
+#: room to spare: docs/raspberry-pi.md, "What hearing costs on a Pi"). unprompted,
 #: runners_up, weigh and again are off by default: they did not pay on the tuning set
 #: (bench/results/bench_accuracy_ablation_tuning.md; docs/hearing.md, "Which stages pay").
 BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper's stages may spend on one "
