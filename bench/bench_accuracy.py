@@ -163,6 +163,9 @@ ABLATION: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     # the free text's commands to its margin
     ("closed first look", {"hearing.whisper.closed_first": False}, None),
     ("closed strict", {"hearing.whisper.closed_strict": False}, None),
+    # the free text's stages read Whisper's own reading by default (hearing.whisper.free_text
+    # off): this row has Whisper write the free text for them again
+    ("the own reading in the free text's place", {"hearing.whisper.free_text": True}, None),
 )
 #: A stage off by default (as_sentences: on only with push-to-talk) is no stage of the cascade as
 #: shipped and has no row here.
