@@ -41,6 +41,7 @@ from assistant.hearing.whisper_engine import (
     WhisperSettings,
     WhisperTranscriber,
     find_model,
+    model_free_text,
     model_label,
     model_score_distance,
     model_window,
@@ -72,7 +73,8 @@ class HearingSettings:
     spot: SpotSettings = field(default_factory=SpotSettings)
     spotting: bool = default("hearing.whisper.spotting")
     hypotheses: int = default("hearing.whisper.hypotheses")
-    free_text: bool = default("hearing.whisper.free_text")
+    #: None ("auto"): the Whisper model's own (whisper_engine.KNOWN_MODELS)
+    free_text: bool | None = None
     unprompted: bool = default("hearing.whisper.unprompted")
     veto: bool = default("hearing.whisper.veto")
     confirm_distance: float = default("hearing.whisper.confirm_distance")
@@ -112,6 +114,11 @@ class HearingSettings:
         """score_distance, the model's own when it is "auto" (None)."""
         return self.score_distance if self.score_distance is not None else model_score_distance(self.whisper.model)
 
+    @property
+    def writes_free_text(self) -> bool:
+        """free_text, the model's own when it is "auto" (None)."""
+        return self.free_text if self.free_text is not None else model_free_text(self.whisper.model)
+
     def without(self, *stages: str) -> HearingSettings:
         """These settings with the named stages of the hybrid switched off (an ablation):
         names from pipeline.STAGE_NAMES; each stage's switch is its first declared setting."""
@@ -130,7 +137,8 @@ class HearingSettings:
         parts = {name: {f.name for f in fields(kind)} for name, kind in _NESTED.items()}
         for setting in SETTINGS:
             if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256",
-                               "hearing.whisper.score_distance", "hearing.whisper.window"):
+                               "hearing.whisper.score_distance", "hearing.whisper.window",
+                               "hearing.whisper.free_text"):
                 continue  # a path, setup's, and "auto" or a number: below
             name = field_name(setting.key)
             value = config.get(setting.key, setting.default, choices=setting.choices, minimum=setting.minimum,
@@ -147,6 +155,9 @@ class HearingSettings:
             window = BY_KEY["hearing.whisper.window"]
             nested["whisper"]["window"] = config.get(window.key, model_window(nested["whisper"]["model"]),
                                                      minimum=window.minimum, maximum=window.maximum)
+        if config.raw("hearing.whisper.free_text", "auto") != "auto":
+            values["free_text"] = config.get("hearing.whisper.free_text", model_free_text(nested["whisper"]["model"]),
+                                             choices=(True, False))
         if config.raw("hearing.whisper.score_distance", "auto") != "auto":
             distance = BY_KEY["hearing.whisper.score_distance"]
             values["score_distance"] = config.get(distance.key, model_score_distance(nested["whisper"]["model"]),

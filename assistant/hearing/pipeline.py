@@ -122,7 +122,6 @@ class HearingSettings(Protocol):
     does not import the package that imports it); a stage's switch is read by its field name."""
 
     hypotheses: int
-    free_text: bool
     confirm_distance: float
     runner_up_distance: float
     score_nearest: int
@@ -149,6 +148,9 @@ class HearingSettings(Protocol):
 
     @property
     def weigh_distance(self) -> float: ...
+
+    @property
+    def writes_free_text(self) -> bool: ...
 
 
 class Transcriber(Protocol):
@@ -243,7 +245,7 @@ class Case:
         """Whisper's best transcripts of the audio, prompted with the examples of what may be said
         (``free_text``); with it off, Whisper's own reading that the grammar search made beside it
         (already paid for), when the search has run and read something."""
-        if self.texts is None and not self.settings.free_text and self.look is not None and self.look.reading:
+        if self.texts is None and not self.settings.writes_free_text and self.look is not None and self.look.reading:
             self.texts = [self.look.reading]
         if self.texts is None:
             self.texts = self.transcriber.hypotheses(self.audio, self.ear.prompt(), self.settings.hypotheses) or [""]
@@ -609,11 +611,13 @@ class Spot(Stage):
     typical_seconds = 0.4
     SETTINGS = (
         Setting("hearing.whisper.spotting", True, "Take a command spotted in Whisper's best transcript."),
-        Setting("hearing.whisper.free_text", False, "Have Whisper write the utterance freely (a beam search "
-                "prompted with the game's examples, on a 10 s window) for spotting and the veto to read, when the "
-                "grammar search is not clear; off: they read Whisper's own reading, which the search made beside "
-                "it. On: about 3 in 100 more commands right on the tuning set, for 0.24 CPU s more at the p90 "
-                "(docs/hearing.md, \"Which stages pay\")."),
+        Setting("hearing.whisper.free_text", "auto", "Have Whisper write the utterance freely (a beam search "
+                "prompted with the game's examples, on its own encoding) for spotting and the veto to read, when "
+                "the grammar search is not clear (true); or have them read Whisper's own reading, which the search "
+                "made beside it (false). auto: the model's own: false for tiny.en (on the tuning set true took "
+                "about 3 in 100 more commands right for 0.24 CPU s more at the p90: docs/hearing.md, \"Which "
+                "stages pay\"), true for base and a model of one's own, as they were measured.",
+                choices=("auto", True, False)),
         Setting("hearing.whisper.hypotheses", 3, "How many of Whisper's transcripts the hybrid weighs.",
                 minimum=1, maximum=5),
     )

