@@ -129,7 +129,12 @@ def test_text_recognizer_setting_still_transcribes(maker: ClipMaker, tmp_path: P
     wav = save(tmp_path / "p.wav", maker.say("teleport", PIPER))
     done = transcribe(str(wav), "--json", config=config)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["recognizer"] == "pocketsphinx+whisper"  # what auto takes here
+    out = json.loads(done.stdout)
+    assert out["recognizer"] == "pocketsphinx+whisper"  # what auto takes here
+    # how it decided: the first pass's step, then the stages Whisper's say went through
+    stages = [step["stage"] for step in out["steps"]]
+    assert stages[0] == "first" and "closed" in stages, out["steps"]
+    assert all(step["verdict"] and step["cpu_seconds"] >= 0 for step in out["steps"])
 
 
 def test_moment_list_names_the_moments_of_play() -> None:

@@ -15,7 +15,7 @@ import pytest
 from assistant.engine import Command
 from assistant.hearing import HearingSettings
 from assistant.hearing.closed import Sentence
-from assistant.hearing.events import Doubted, OverBudget, Partial, Transcript
+from assistant.hearing.events import Doubted, OverBudget, Partial, Transcript, Vetoed, event_from_dict
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
@@ -263,3 +263,51 @@ def test_the_closed_stage_s_doubted_move_is_asked_about_then_acted_on_or_refused
         assert t.acted == acted, (answer, t.acted)
         if answer == "no":
             assert t.said and t.said[-1].endswith(SAY_AGAIN) and t.session.allowed_intents() == before, t.said
+
+
+EXPLORE = Command("explore", {"d1": "1", "d2": "0", "d3": "0"})
+
+
+def vetoed_table() -> Table:
+    t = table("omega-virus", MOVES["omega-virus"][0])
+    assert t.loop.ear.second is not None and t.loop.ear.second.settings.veto
+    return t
+
+
+def vetoed(t: Table, first_pass: str = "explore one zero zero", whisper: str = "Let's order a pizza.") -> None:
+    """One utterance the first pass takes as a command and Whisper's veto drops."""
+    t.utterance(first_pass, [whisper])
+    assert any(s.stage == "veto" and "vetoed" in s.verdict for s in t.loop.ear.steps), t.loop.ear.steps
+
+
+def test_a_command_vetoed_twice_running_is_asked_about() -> None:
+    """The player says a move, Whisper hears other words and vetoes it: nothing is said (table
+    talk is what the veto is for). Said again at once and vetoed again: the player is asked."""
+    t = vetoed_table()
+    vetoed(t)
+    assert t.acted == [] and t.said == [], t.said
+    vetoed(t, whisper="Call the arrow.")
+    assert t.acted == [] and t.said == ["BSAT1: Explore one zero zero?"], t.said
+    t.said.clear()
+    t.utterance("yes", ["Yes."])
+    assert t.acted == [EXPLORE], t.acted
+
+
+def test_a_vetoed_command_is_not_asked_about_after_another_or_too_late() -> None:
+    t = vetoed_table()
+    vetoed(t)
+    vetoed(t, "explore one zero one")  # another command vetoed: not the same said again
+    assert t.acted == [] and t.said == [], t.said
+    t.utterance("repeat", ["Repeat."])  # a command taken in between: the next veto starts afresh
+    t.said.clear()
+    vetoed(t, "explore one zero one")
+    assert t.acted == [Command("repeat")] and t.said == [], t.said
+    t.loop.settings.again_seconds = 0.0  # said again, but too late to be the same player repeating
+    vetoed(t, "explore one zero one")
+    assert t.acted == [Command("repeat")] and t.said == [], t.said
+
+
+def test_a_vetoed_command_crosses_the_process_boundary_with_its_command() -> None:
+    """Events as JSON (wyoming style, ``to_dict``): a veto keeps its command and sentence."""
+    veto = Vetoed("Let's order a pizza.", "vetoed", 0.9, command=EXPLORE, text="explore one zero zero")
+    assert event_from_dict(veto.to_dict()) == veto

@@ -29,6 +29,7 @@ from assistant.hearing.events import (
     OverBudget,
     Partial,
     Transcript,
+    Vetoed,
     event_from_dict,
 )
 from assistant.hearing.grammar import WordGraph, snap
@@ -367,6 +368,6 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
 __all__ = [
     "ENGINES", "RECOGNIZERS", "STAGE_NAMES", "BaseRecognizer", "Choice", "Doubted", "Ear", "Event", "Final",
     "HearingSettings", "ModelError", "NotAllowedNow", "NotRecognized", "OverBudget", "Partial", "Recognizer",
-    "RecognizerSpec", "SecondOpinion", "Transcript", "WordGraph", "choose", "event_from_dict", "open_ear",
+    "RecognizerSpec", "SecondOpinion", "Transcript", "Vetoed", "WordGraph", "choose", "event_from_dict", "open_ear",
     "open_recognizer", "preload_whisper", "snap",
 ]

@@ -88,6 +88,9 @@ def transcribe_main(args: argparse.Namespace, config: Config) -> int:
     else:
         out.update(heard=result.heard if hasattr(result, "heard") else "", command=None,
                    reason=getattr(result, "reason", ""), confidence=round(result.confidence, 3))
+    # how the hybrid decided (its last utterance's): each stage's verdict and CPU seconds
+    out["steps"] = [{"stage": step.stage, "verdict": step.verdict, "cpu_seconds": round(step.seconds, 3)}
+                    for step in getattr(ear, "steps", [])]
     if args.json:
         print(json.dumps(out))
     else:

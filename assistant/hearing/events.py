@@ -10,8 +10,10 @@ each its own type, so the loop acts on the type and never reads a reason string:
   loop asks before acting on a costly one);
 - not allowed now: ``NotAllowedNow``, a command the rules refuse at this moment (its reason is
   spoken);
-- not understood: ``NotRecognized`` (table talk, silence: nothing is said), or ``OverBudget``
-  (the hybrid ran out of time on it: the player is asked to say it again).
+- not understood: ``NotRecognized`` (table talk, silence: nothing is said), ``Vetoed`` (a
+  command the first pass took and Whisper heard otherwise: nothing is said, but the same one
+  vetoed again at once is asked about), or ``OverBudget`` (the hybrid ran out of time on it: the
+  player is asked to say it again).
 """
 
 from __future__ import annotations
@@ -114,6 +116,21 @@ class NotAllowedNow(NotRecognized):
 
 
 @dataclass(frozen=True)
+class Vetoed(NotRecognized):
+    """A command the first pass took (``command``, its sentence ``text``) that Whisper's veto
+    dropped: it heard other words. Not understood, and nothing is said (table talk forced onto a
+    command is what the veto is for); but the live loop keeps it, and the same command vetoed
+    again at once (the player saying it again, unanswered) is asked about."""
+
+    command: Command | None = None
+    text: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "type": "vetoed", "command": self.command.to_json() if self.command else None,
+                "text": self.text}
+
+
+@dataclass(frozen=True)
 class OverBudget(NotRecognized):
     """The hybrid stopped before it could decide (hearing.budget_seconds): the player is asked to
     say it again at once instead of waiting for a late answer."""
@@ -137,10 +154,12 @@ def event_from_dict(data: dict[str, Any]) -> Event:
                  Command.from_json(command) if command else None, bool(data.get("snapped", False)),
                  str(data.get("doubt", "")))
         return Doubted(*heard, why=str(data["doubted"])) if "doubted" in data else Transcript(*heard)
-    if kind in ("not-recognized", "not-allowed", "over-budget"):
+    if kind in ("not-recognized", "not-allowed", "over-budget", "vetoed"):
         why = (str(data.get("heard", "")), str(data.get("reason", "")), float(data.get("confidence", 0.0)),
                tuple(str(a) for a in data.get("alternatives", [])))
         if kind == "not-allowed":
             return NotAllowedNow(*why, command=Command.from_json(command) if command else None)
+        if kind == "vetoed":
+            return Vetoed(*why, command=Command.from_json(command) if command else None, text=str(data.get("text", "")))
         return OverBudget(*why) if kind == "over-budget" else NotRecognized(*why)
     raise ValueError(f"not a hearing event: {data!r}")

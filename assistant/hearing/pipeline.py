@@ -62,7 +62,7 @@ import numpy as np
 
 from assistant.engine import Command
 from assistant.hearing.audio import suppress_noise
-from assistant.hearing.events import Doubted, Final, NotAllowedNow, NotRecognized, OverBudget, Transcript
+from assistant.hearing.events import Doubted, Final, NotAllowedNow, NotRecognized, OverBudget, Transcript, Vetoed
 from assistant.schema import Setting
 
 if TYPE_CHECKING:
@@ -207,7 +207,7 @@ class Case:
     texts: list[str] | None = None
     opinion: Final | None = None
     #: the veto's verdict, given when no later stage takes a command
-    vetoed: NotRecognized | None = None
+    vetoed: Vetoed | None = None
     steps: list[Step] = field(default_factory=list)
     #: what a stage measured, for its step's verdict (traces, benchmarks' studies)
     notes: dict[str, str] = field(default_factory=dict)
@@ -662,8 +662,8 @@ class Veto(Stage):
         distance = min(case.spotter.distance(t, command) for t in texts)
         if distance <= case.settings.confirm_distance:
             return case.first  # Whisper (half-)heard the same command
-        case.vetoed = NotRecognized(texts[0], f"vetoed {first.text!r}: Whisper heard {texts[0]!r} "
-                                              f"({distance:.2f} from it)", first.confidence)
+        case.vetoed = Vetoed(texts[0], f"vetoed {first.text!r}: Whisper heard {texts[0]!r} ({distance:.2f} from it)",
+                             first.confidence, command=command, text=first.text)
         return None
 
     def skipped(self, case: Case) -> Final | None:
