@@ -6,24 +6,12 @@ while Python itself starts, is Python's own.)"""
 import sys
 
 
-def interrupted(error: BaseException) -> bool:
-    """Whether ``error`` is Ctrl-C, or was caused by it: Python 3.11 wraps what a class's
-    ``__set_name__`` raises in a RuntimeError, so Ctrl-C landing while a dataclass is being made
-    (loading a module) arrives as "Error calling __set_name__ ..." with the KeyboardInterrupt as
-    its cause."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        if isinstance(error, KeyboardInterrupt):
-            return True
-        seen.add(id(error))
-        error = error.__cause__ or error.__context__  # type: ignore[assignment]
-    return False
-
-
 def run() -> int:
     try:
         from assistant.cli import main
     except BaseException as error:  # nothing has started yet: nothing to keep
+        from assistant.interrupt import interrupted
+
         if not interrupted(error):
             raise
         print("Stopped.", file=sys.stderr)

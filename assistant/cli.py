@@ -72,8 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C in any other command (play says what it kept itself)
         print("Stopped.", file=sys.stderr)
         return 130
-    except RuntimeError as error:  # Ctrl-C while a module loads, wrapped by Python (__main__.interrupted)
-        from assistant.__main__ import interrupted
+    except RuntimeError as error:  # Ctrl-C while a module loads, wrapped by Python (interrupt.py)
+        from assistant.interrupt import interrupted
 
         if not interrupted(error):
             raise

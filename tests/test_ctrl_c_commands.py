@@ -273,7 +273,8 @@ def test_ctrl_c_wrapped_by_python_while_a_module_loads_ends_with_one_line(
     (seen once in CI's run of the test below). It ends as Ctrl-C does; another RuntimeError does not."""
     import types
 
-    from assistant.__main__ import interrupted, run
+    from assistant.__main__ import run
+    from assistant.interrupt import interrupted
 
     class Loading(types.ModuleType):
         def __init__(self, error: BaseException) -> None:
