@@ -37,10 +37,12 @@ if TYPE_CHECKING:
     from assistant.config import Config
 
 Settings = dict[str, Any]
-#: The box's commands while it listens ("start listening" only makes sense when it does not).
 #: Every command the box answers.
 BOX_COMMANDS = BOX_INTENTS | GAME_BOX_INTENTS
-LISTENING_COMMANDS = BOX_COMMANDS - {"start_listening"}
+#: The box's commands while it listens: all of them. "Start listening" while it listens answers
+#: "I am listening." A player unsure whether it listens says it; left out of the grammar, it was
+#: heard as "stop listening" and acted on (bench/results/bench_not_allowed.md, 2026-12-06).
+LISTENING_COMMANDS = BOX_COMMANDS
 #: All the box listens for after "stop listening", until it is asked to listen again.
 ASLEEP_COMMANDS = frozenset({"start_listening"})
 #: Listened for only when phones are a keypad source (on_phone set): otherwise they would be

@@ -376,6 +376,8 @@ def test_stopped_listening_takes_nothing_but_start_listening(tmp_path: Path) -> 
     assert out[said:] == [] and session.journal.entries == entries and state_of(session.game) == before
     assert box.hear("start listening") == Heard.SESSION and out[-1] == "BSAT1: Listening again."
     assert not box.paused and box.hear("skip") == Heard.ACCEPTED
+    # listened for awake too: a player unsure whether it listens is told, not put to sleep
+    assert "start_listening" in box.allowed_intents() and "stop_listening" in box.allowed_intents()
     assert box.hear("start listening") == Heard.SESSION and out[-1] == "BSAT1: I am listening."
 
 

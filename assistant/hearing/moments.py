@@ -185,7 +185,12 @@ def listening_moments(game: str, games: int = 30, steps: int = 200, seed: int = 
 
 def grammar_for(moments: Counter[frozenset[str]], intent: str | None) -> frozenset[str] | None:
     """The largest moment that allows ``intent`` (for None, table talk: of all moments without
-    phones); None if none does."""
+    phones); None if none does. "Start listening" is heard where it acts: the moment after "stop
+    listening" (awake, it only answers "I am listening.")."""
+    if intent is not None and intent in ASLEEP_COMMANDS:
+        asleep = [allowed for allowed in moments if intent in allowed and allowed <= ASLEEP_COMMANDS]
+        if asleep:
+            return asleep[0]
     fitting = [allowed for allowed in moments
                if (intent in allowed if intent is not None else not allowed & PHONE_COMMANDS)]
     return max(fitting, key=lambda allowed: (len(allowed), sorted(allowed))) if fitting else None
