@@ -246,11 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     results = Results(name or "unused", "CPU cost of hearing per stage, and a Raspberry Pi estimate",
                       ["bench/bench_cost.py", *(sys.argv[1:] if argv is None else argv)])
     results.notes.extend(args.note)
-    with results.capture():
-        figures = run(args)
-    if name:
-        results.figures = figures
-        results.write()
+    results.record(lambda: run(args), write=bool(name))
     return 0
 
 

@@ -30,6 +30,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -78,7 +79,7 @@ def kind(result: object, command: Command, sentences: SentenceSet) -> str:
     return "nothing"
 
 
-def run(args: argparse.Namespace) -> dict[str, object]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     settings = HearingSettings.from_config(Config.load(args.config))
     speakers: list[Speaker] = list(TUNING_SPEAKERS if args.sets == "tuning" else HELD_OUT_SPEAKERS)[:args.voices]
     by_name = {condition.name: condition for condition in CONDITIONS}
@@ -113,9 +114,9 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     print("| game | condition | said | " + " | ".join(KINDS) + " |")
     print("|---|---|---|" + "---|" * len(KINDS))
     total: Counter[str] = Counter()
-    for (game, condition), tally in tallies.items():
+    for (game, where), tally in tallies.items():
         total.update(tally)
-        print(f"| {game} | {condition} | {sum(tally.values())} | " + " | ".join(str(tally[k]) for k in KINDS) + " |")
+        print(f"| {game} | {where} | {sum(tally.values())} | " + " | ".join(str(tally[k]) for k in KINDS) + " |")
     print(f"| all | | {sum(total.values())} | " + " | ".join(str(total[k]) for k in KINDS) + " |")
     ordered = sorted(cpu)
     if ordered:
@@ -144,11 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = Results(name or "unused", "Commands said where the game does not allow them",
                       ["bench/bench_not_allowed.py", *(sys.argv[1:] if argv is None else argv)])
     results.notes.extend(args.note)
-    with results.capture():
-        figures = run(args)
-    if name:
-        results.figures = figures
-        results.write()
+    results.record(lambda: run(args), write=bool(name))
     return 0
 
 

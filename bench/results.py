@@ -16,7 +16,7 @@ import platform
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
@@ -99,6 +99,15 @@ class Results:
             yield self
         finally:
             sys.stdout = tee.out
+
+    def record(self, work: Callable[[], dict[str, Any]], write: bool = True) -> None:
+        """Run ``work`` (the benchmark's run, giving its figures) with its output kept, then write
+        the results file with those figures, unless ``write`` is False (``--results ''``)."""
+        with self.capture():
+            figures = work()
+        if write:
+            self.figures = figures
+            self.write()
 
     def write(self, folder: Path = RESULTS, extra: str = "") -> Path:
         """``folder/<name>.md`` (and ``.json`` when there are figures), the output so far and
