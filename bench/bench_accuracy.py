@@ -88,7 +88,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
-from assistant.hearing import Doubted, HearingSettings, ModelError, Transcript, choose, open_ear  # noqa: E402
+from assistant.hearing import (  # noqa: E402
+    Doubted,
+    HearingSettings,
+    ModelError,
+    NearMiss,
+    NotRecognized,
+    Transcript,
+    choose,
+    open_ear,
+)
 from assistant.hearing.audio import RATE  # noqa: E402
 from assistant.hearing.moments import grammar_for, listening_moments  # noqa: E402
 from assistant.hearing.pipeline import Cascade  # noqa: E402
@@ -461,7 +470,10 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                 row = {"key": key, "ok": ok, "got": described, "expected": wanted, "condition": condition.name,
                        "voice": label(speaker), "heard": result.heard, "seconds": seconds,
                        "cpu": cpu, "doubted": isinstance(result, Doubted) and result.command is not None,
-                       "asked": asked_first(ear.sentences, result), "steps": list(stages_run)}
+                       "asked": asked_first(ear.sentences, result), "steps": list(stages_run),
+                       "near": (f"{result.command.intent} {dict(result.command.slots)}"  # missed: asked if said again
+                                if isinstance(result, NearMiss) and result.command is not None else None),
+                       "why": result.reason if isinstance(result, NotRecognized) else ""}
                 if out is not None:
                     out.write(json.dumps(row) + "\n")
                     out.flush()

@@ -24,6 +24,7 @@ from assistant.hearing.events import (
     Doubted,
     Event,
     Final,
+    NearMiss,
     NotAllowedNow,
     NotRecognized,
     OverBudget,
@@ -367,7 +368,8 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
 
 __all__ = [
     "ENGINES", "RECOGNIZERS", "STAGE_NAMES", "BaseRecognizer", "Choice", "Doubted", "Ear", "Event", "Final",
-    "HearingSettings", "ModelError", "NotAllowedNow", "NotRecognized", "OverBudget", "Partial", "Recognizer",
-    "RecognizerSpec", "SecondOpinion", "Transcript", "Vetoed", "WordGraph", "choose", "event_from_dict", "open_ear",
+    "HearingSettings", "ModelError", "NearMiss", "NotAllowedNow", "NotRecognized", "OverBudget", "Partial",
+    "Recognizer", "RecognizerSpec", "SecondOpinion", "Transcript", "Vetoed", "WordGraph", "choose", "event_from_dict",
+    "open_ear",
     "open_recognizer", "preload_whisper", "snap",
 ]

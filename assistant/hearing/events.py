@@ -10,10 +10,11 @@ each its own type, so the loop acts on the type and never reads a reason string:
   loop asks before acting on a costly one);
 - not allowed now: ``NotAllowedNow``, a command the rules refuse at this moment (its reason is
   spoken);
-- not understood: ``NotRecognized`` (table talk, silence: nothing is said), ``Vetoed`` (a
-  command the first pass took and Whisper heard otherwise: nothing is said, but the same one
-  vetoed again at once is asked about), or ``OverBudget`` (the hybrid ran out of time on it: the
-  player is asked to say it again).
+- not understood: ``NotRecognized`` (table talk, silence: nothing is said), ``NearMiss`` (words
+  near one allowed command but not near enough) and ``Vetoed`` (a command the first pass took and
+  Whisper heard otherwise): nothing is said, but the same command missed again at once is asked
+  about; or ``OverBudget`` (the hybrid ran out of time on it: the player is asked to say it
+  again).
 """
 
 from __future__ import annotations
@@ -116,18 +117,27 @@ class NotAllowedNow(NotRecognized):
 
 
 @dataclass(frozen=True)
-class Vetoed(NotRecognized):
-    """A command the first pass took (``command``, its sentence ``text``) that Whisper's veto
-    dropped: it heard other words. Not understood, and nothing is said (table talk forced onto a
-    command is what the veto is for); but the live loop keeps it, and the same command vetoed
-    again at once (the player saying it again, unanswered) is asked about."""
+class NearMiss(NotRecognized):
+    """Words near one allowed command (``command``, its sentence ``text``) that hearing did not
+    take: Whisper wrote something close to it, not close enough. Not understood, and nothing is
+    said (table talk comes near commands too); but the live loop keeps it, and the same command
+    missed again at once (the player saying it again, unanswered) is asked about."""
 
     command: Command | None = None
     text: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "type": "vetoed", "command": self.command.to_json() if self.command else None,
-                "text": self.text}
+        return {**super().to_dict(), "type": "near-miss",
+                "command": self.command.to_json() if self.command else None, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Vetoed(NearMiss):
+    """A command the first pass took (``command``, its sentence ``text``) that Whisper's veto
+    dropped: it heard other words. Kept by the live loop as any near miss is."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "type": "vetoed"}
 
 
 @dataclass(frozen=True)
@@ -154,12 +164,13 @@ def event_from_dict(data: dict[str, Any]) -> Event:
                  Command.from_json(command) if command else None, bool(data.get("snapped", False)),
                  str(data.get("doubt", "")))
         return Doubted(*heard, why=str(data["doubted"])) if "doubted" in data else Transcript(*heard)
-    if kind in ("not-recognized", "not-allowed", "over-budget", "vetoed"):
+    if kind in ("not-recognized", "not-allowed", "over-budget", "vetoed", "near-miss"):
         why = (str(data.get("heard", "")), str(data.get("reason", "")), float(data.get("confidence", 0.0)),
                tuple(str(a) for a in data.get("alternatives", [])))
         if kind == "not-allowed":
             return NotAllowedNow(*why, command=Command.from_json(command) if command else None)
-        if kind == "vetoed":
-            return Vetoed(*why, command=Command.from_json(command) if command else None, text=str(data.get("text", "")))
+        if kind in ("vetoed", "near-miss"):
+            near = Vetoed if kind == "vetoed" else NearMiss
+            return near(*why, command=Command.from_json(command) if command else None, text=str(data.get("text", "")))
         return OverBudget(*why) if kind == "over-budget" else NotRecognized(*why)
     raise ValueError(f"not a hearing event: {data!r}")

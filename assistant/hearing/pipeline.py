@@ -62,7 +62,16 @@ import numpy as np
 
 from assistant.engine import Command
 from assistant.hearing.audio import suppress_noise
-from assistant.hearing.events import Doubted, Final, NotAllowedNow, NotRecognized, OverBudget, Transcript, Vetoed
+from assistant.hearing.events import (
+    Doubted,
+    Final,
+    NearMiss,
+    NotAllowedNow,
+    NotRecognized,
+    OverBudget,
+    Transcript,
+    Vetoed,
+)
 from assistant.schema import Setting
 
 if TYPE_CHECKING:
@@ -953,8 +962,11 @@ class Cascade:
         if isinstance(opinion, NotAllowedNow) or not isinstance(first, NotRecognized):
             return opinion
         text = case.written()[0]
-        return NotRecognized(first.heard or text, f"{first.reason}; Whisper heard {text!r}: "
-                             f"{getattr(opinion, 'reason', '')}", first.confidence, first.alternatives)
+        why = (first.heard or text, f"{first.reason}; Whisper heard {text!r}: {getattr(opinion, 'reason', '')}",
+               first.confidence, first.alternatives)
+        if isinstance(opinion, NearMiss):  # kept: the same command missed again at once is asked about
+            return NearMiss(*why, command=opinion.command, text=opinion.text)
+        return NotRecognized(*why)
 
 
 def _asked(decided: Transcript, why: str) -> Doubted:

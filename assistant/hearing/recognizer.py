@@ -26,7 +26,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from assistant.hearing.audio import Int16, blocks
-from assistant.hearing.events import Deferred, Final, NotAllowedNow, NotRecognized, Partial, Transcript
+from assistant.hearing.events import Deferred, Final, NearMiss, NotAllowedNow, NotRecognized, Partial, Transcript
 from assistant.hearing.grammar import WordGraph, snap
 from assistant.hearing.pipeline import (
     Cascade,
@@ -302,6 +302,8 @@ class Ear:
             if anywhere.command is not None and anywhere.command.intent not in self.graph.intents:
                 return NotAllowedNow(anywhere.sentence, f"{anywhere.command.intent} is not allowed now", 0.0,
                                      command=anywhere.command)
+        if found.near is not None:
+            return NearMiss(heard, found.reason, 0.0, command=found.near, text=found.sentence)
         return NotRecognized(heard, found.reason or "nothing heard", 0.0)
 
     def judge(self, transcript: Transcript) -> Final:

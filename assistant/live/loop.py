@@ -16,8 +16,9 @@ pass; then it is closed again, so table talk between presses is never heard at a
 What the ear gives at the end of an utterance is typed, and the loop acts on the type: a command
 heard is acted on; a command not allowed now has the game say why; words the hybrid ran out of
 time on (hearing.budget_seconds) are answered "Say again?" at once; anything else not understood is let go
-silently (table talk), except a command Whisper's veto dropped twice running (``again_seconds``): the
-player said it again, and it is taken with doubt. A command heard with doubt (``Doubted``) is acted
+silently (table talk), except the same command missed twice running (``again_seconds``: Whisper's veto
+dropped it, or Whisper wrote something near it, ``NearMiss``): the player said it again, and it is
+taken with doubt. A command heard with doubt (``Doubted``) is acted
 on at once only when its intent is ``harmless`` (sentences files: repeat, help, status, volume...)
 or ``confirms`` (it asks its own question: new game, main menu, shut down; the front says whether
 it does now); any other (a move, stop listening, resume) is asked about first ("Explore one two zero?"): yes acts on it,
@@ -41,7 +42,16 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assistant.engine import Command, Sound
-from assistant.hearing.events import Doubted, NotAllowedNow, NotRecognized, OverBudget, Partial, Transcript, Vetoed
+from assistant.hearing.events import (
+    Doubted,
+    NearMiss,
+    NotAllowedNow,
+    NotRecognized,
+    OverBudget,
+    Partial,
+    Transcript,
+    Vetoed,
+)
 from assistant.hearing.recognizer import Ear
 from assistant.live.keypad import TALK, Keypad
 from assistant.live.microphone import Block, MicrophoneError
@@ -100,8 +110,9 @@ class LiveSettings:
     talk_seconds: float = 6.0
     #: How long a question about a doubted command waits for yes or no before it is dropped.
     confirm_seconds: float = 10.0
-    #: A command Whisper's veto dropped, vetoed again within this time (the player saying it
-    #: again, unanswered), is asked about ("Skill zero?") instead of dropped once more.
+    #: A command missed (Whisper's veto dropped it, or Whisper wrote something near it), missed
+    #: again within this time (the player saying it again, unanswered), is asked about ("Skill
+    #: zero?") instead of dropped once more.
     again_seconds: float = 20.0
 
     @property
@@ -151,8 +162,8 @@ class LiveLoop:
     #: A doubted command asked about ("Explore one two zero?"), and when the question was asked.
     _asking: Doubted | None = None
     _asked_at: float = 0.0
-    #: The last command Whisper's veto dropped, and when (nothing taken since).
-    _vetoed: tuple[Vetoed, float] | None = None
+    #: The last command missed (vetoed, or near what Whisper wrote), and when (nothing taken since).
+    _missed: tuple[NearMiss, float] | None = None
 
     def _on_press(self, button: str) -> None:
         with self._lock:
@@ -404,16 +415,16 @@ class LiveLoop:
                 return False
             return self._take(event.command, early=False, doubted=event if isinstance(event, Doubted) else None)
         if isinstance(event, NotAllowedNow) and event.command is not None:
-            self._asking, self._vetoed = None, None
+            self._asking, self._missed = None, None
             self.session.apply(event.command)  # the rule's reason, spoken
             return True
         if isinstance(event, OverBudget) and event.heard:  # words, not a noise: asked again
-            self._vetoed = None
+            self._missed = None
             self.log(f"heard {event.heard!r}: {event.reason}; asked to say it again")
             self.session.say(SAY_AGAIN)
             return True
-        if isinstance(event, Vetoed) and event.command is not None:
-            return self._vetoed_again(event)
+        if isinstance(event, NearMiss) and event.command is not None:
+            return self._missed_again(event)
         if event.heard:
             self.log(f"heard {event.heard!r}: {event.reason}; no action")
         return False
@@ -421,7 +432,7 @@ class LiveLoop:
     def _take(self, command: Command, early: bool, doubted: Doubted | None = None) -> bool:
         """A command heard: the answer to a question asked, a doubted costly command to ask about,
         or a command to act on."""
-        asked, self._asking, self._vetoed = self._asking, None, None
+        asked, self._asking, self._missed = self._asking, None, None
         if asked is not None and command.intent in ANSWERS:
             if doubted is not None:  # a guessed answer is no answer: ask once more
                 self._ask(asked)
@@ -442,19 +453,21 @@ class LiveLoop:
         self._act(command, early)
         return True
 
-    def _vetoed_again(self, event: Vetoed) -> bool:
-        """A command the first pass took and Whisper's veto dropped: nothing is done, unless the
-        same command was vetoed just before (``again_seconds``) with nothing taken since. Then the
-        player is saying it again, unanswered (table talk seldom lands on the same command twice
-        running), and it is taken with doubt: asked about ("Skill zero?"), as any doubted command."""
+    def _missed_again(self, event: NearMiss) -> bool:
+        """A command missed (the first pass took it and Whisper's veto dropped it, or Whisper wrote
+        something near it): nothing is done, unless the same command was missed just before
+        (``again_seconds``) with nothing taken since. Then the player is saying it again, unanswered
+        (table talk seldom lands near the same command twice running), and it is taken with doubt:
+        asked about ("Skill zero?"), as any doubted command."""
         assert event.command is not None
-        now, last = time.monotonic(), self._vetoed
+        now, last = time.monotonic(), self._missed
         if last is None or last[0].command != event.command or now - last[1] > self.settings.again_seconds:
-            self._vetoed = (event, now)
+            self._missed = (event, now)
             self.log(f"heard {event.heard!r}: {event.reason}; no action")
             return False
+        how = "vetoed" if isinstance(event, Vetoed) and isinstance(last[0], Vetoed) else "missed"
         doubted = Doubted(event.text, event.confidence, event.heard, event.command,
-                          why=f"vetoed twice running: Whisper heard {last[0].heard!r}, then {event.heard!r}")
+                          why=f"{how} twice running: Whisper heard {last[0].heard!r}, then {event.heard!r}")
         return self._take(event.command, early=False, doubted=doubted)
 
     def _ask(self, doubted: Doubted) -> None:
