@@ -522,6 +522,7 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     for name in ("held-out", "tuning", "all"):
         if name in totals:
             print(table_row(("every condition", "every family", name), totals[name]))
+    print(near_misses(rows_by_key.values()))
     print("\nby game (every voice and condition):")
     print(TABLE_HEAD.replace("| condition | voices | set |", "| game | | |", 1))
     for game, tally in per_game.items():
@@ -538,6 +539,20 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
         print("\nerrors:")
         print("\n".join(errors) or "  none")
     return summary
+
+
+def near_misses(rows: Iterable[dict[str, Any]]) -> str:
+    """What the live loop would make of each miss said again at once: a command missed (vetoed, or
+    near what Whisper wrote) twice running is asked about, so a miss near the command said is a
+    question away from right, and one near another command a wrong question (a harmless one acted on)."""
+    said = [r for r in rows if r.get("expected") and r["got"] == "nothing"]
+    talk = [r for r in rows if not r.get("expected") and r["got"] == "nothing"]
+    right = sum(r.get("near") == r["expected"] for r in said)
+    other = sum(r.get("near") is not None and r.get("near") != r["expected"] for r in said)
+    near_talk = sum(r.get("near") is not None for r in talk)
+    return (f"\nmissed, said again at once (the live loop asks about a command missed twice running): "
+            f"{right} of {len(said)} missed commands were near the command said, {other} near another; "
+            f"{near_talk} of {len(talk)} table talk clips let go were near a command")
 
 
 TABLE_HEAD = ("| condition | voices | set | commands right | WRONG | wrong, acted on | wrong, asked first | missed "
