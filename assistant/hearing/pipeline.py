@@ -112,6 +112,9 @@ class Spotter(Protocol):
 
     def distance(self, text: str, command: Command) -> float: ...
 
+    @property
+    def near_distance(self) -> float: ...
+
 
 class Ear(Protocol):
     """What the stages use of ``recognizer.Ear`` (a Protocol, so this module does not import it)."""
@@ -214,7 +217,7 @@ class Case:
     texts: list[str] | None = None
     opinion: Final | None = None
     #: the veto's verdict, given when no later stage takes a command
-    vetoed: Vetoed | None = None
+    vetoed: NotRecognized | None = None
     steps: list[Step] = field(default_factory=list)
     #: what a stage measured, for its step's verdict (traces, benchmarks' studies)
     notes: dict[str, str] = field(default_factory=dict)
@@ -660,8 +663,10 @@ class Veto(Stage):
         distance = min(case.spotter.distance(t, command) for t in texts)
         if distance <= case.settings.confirm_distance:
             return case.first  # Whisper (half-)heard the same command
-        case.vetoed = Vetoed(texts[0], f"vetoed {first.text!r}: Whisper heard {texts[0]!r} ({distance:.2f} from it)",
-                             first.confidence, command=command, text=first.text)
+        why = f"vetoed {first.text!r}: Whisper heard {texts[0]!r} ({distance:.2f} from it)"
+        # kept (the same command missed again at once is asked about) only when Whisper came near it
+        case.vetoed = (Vetoed(texts[0], why, first.confidence, command=command, text=first.text)
+                       if distance <= case.spotter.near_distance else NotRecognized(texts[0], why, first.confidence))
         return None
 
     def skipped(self, case: Case) -> Final | None:
