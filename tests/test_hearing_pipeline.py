@@ -319,6 +319,26 @@ def test_a_command_not_allowed_now_is_named() -> None:
     assert isinstance(heard, NotAllowedNow) and heard.command is not None and heard.command.intent == "roll", heard
 
 
+@pytest.mark.parametrize("closed_first", [True, False])
+def test_whisper_s_own_reading_of_a_command_refused_now_is_named_not_forced_onto_an_allowed_one(
+        closed_first: bool) -> None:
+    # "roll the dice" said where only attack and help are allowed: the search, held to what is
+    # allowed, finds "attack" clearly likeliest; Whisper's own reading says the refused command
+    # outright, so the game says why instead of attacking
+    clock = Clock()
+    held = Held(clock, ["Roll the dice."], [("attack", -3.0), ("help", -9.0)], ("Roll the dice.", -2.5))
+    e = closed_ear(held, clock, closed_first=closed_first)
+    e.set_intents(["attack", "help"])
+    heard = hear(e, "")
+    assert isinstance(heard, NotAllowedNow) and heard.command == Command("roll"), (heard, e.steps)
+    # a reading that only comes near it (or says nothing) leaves the search's answer standing
+    held = Held(clock, ["Hmm."], [("attack", -3.0), ("help", -9.0)], ("Roll the ice cream over.", -2.5))
+    e = closed_ear(held, clock, closed_first=closed_first)
+    e.set_intents(["attack", "help"])
+    heard = hear(e, "")
+    assert isinstance(heard, Transcript) and heard.command == Command("attack"), (heard, e.steps)
+
+
 def test_the_fit_is_counted_per_token_of_the_sentence() -> None:
     # 4 nats below Whisper's own reading: too far for a one-word command, near enough for a
     # sentence of seven words (a long command said in noise strays a little at every word)

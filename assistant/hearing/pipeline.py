@@ -112,6 +112,8 @@ class Spotter(Protocol):
 
     def distance(self, text: str, command: Command) -> float: ...
 
+    def refused(self, text: str, allowed: Iterable[str]) -> Near | None: ...
+
     @property
     def near_distance(self) -> float: ...
 
@@ -523,6 +525,8 @@ class Closed(Stage):
         if held is None:
             return None
         verdict = self.verdict(held, case.settings)
+        if verdict in ("heard", "doubted") and (refused := self.refused(case, look)) is not None:
+            return refused
         if verdict == "doubted":
             return self._doubted(look, held)
         if verdict == "no":
@@ -559,6 +563,8 @@ class Closed(Stage):
                                        f"(margin {held.margin:.1f} over another command)")
             return Transcript(decided.text, decided.confidence, decided.heard, taken, decided.snapped)
         verdict = self.verdict(held, s)
+        if verdict in ("heard", "doubted") and (refused := self.refused(case, look)) is not None:
+            return refused
         if verdict == "heard":
             return Transcript(best.text, 1.0, reading, command)
         if verdict == "doubted":
@@ -566,6 +572,17 @@ class Closed(Stage):
         return decided if decided is not None else self._nothing(
             case, reading, f"Whisper held to the grammar: {best.text!r} not clear (margin {held.margin:.1f}, "
                            f"fit {held.fit:.2f})")
+
+    @staticmethod
+    def refused(case: Case, look: Look) -> NotAllowedNow | None:
+        """A command the rules refuse now that Whisper's own reading says outright
+        (``Spotter.refused``): that command, not the allowed sentence the search forced the
+        reading onto ("What is the time?" where only the score may be asked); the game says why."""
+        found = case.spotter.refused(look.reading, case.ear.graph.intents)
+        if found is None or found.command is None:
+            return None
+        return NotAllowedNow(found.sentence, f"{found.command.intent} is not allowed now: Whisper read "
+                             f"{look.reading!r}", 0.0, command=found.command)
 
     @staticmethod
     def _doubted(look: Look, held: HeldTo) -> Doubted:

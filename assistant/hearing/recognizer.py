@@ -295,6 +295,10 @@ class Ear:
         heard = text.strip()
         found = self.spotter.spot(heard, self.graph.intents)
         if found.command is not None:
+            refused = self.spotter.refused(heard, self.graph.intents) if found.distance > 0 else None
+            if refused is not None and refused.command is not None:
+                return NotAllowedNow(refused.sentence, f"{refused.command.intent} is not allowed now", 0.0,
+                                     command=refused.command)
             return Transcript(found.sentence, max(0.0, 1.0 - found.distance), heard, found.command,
                               found.distance > 0)
         if found.sentence and self.sentences.words(heard):

@@ -224,6 +224,14 @@ class SpotSettings:
     #: 0.55 / 0.6 the misses kept were near the command said 4 / 6 / 8 times and near another 4 / 7
     #: / 12; no talk clip was kept. Keeping every veto (the rule before) kept 5, 7 and 7 talk clips.
     near_distance: float = 0.55
+    #: A short text (at most ``refused_words`` words) that says a command the rules refuse now
+    #: this nearly (edits per phone) is that command, not the allowed sentence nearest it ("What
+    #: is the time?" where only the score may be asked: the game says why). Chosen on the tuning
+    #: voices (2026-12-06, ad hoc; docs/hearing.md, "Refused, not forced"): bench_not_allowed's
+    #: 438 commands, 12 acted on as another before, 4 at 0.2 and at 0.3; bench_accuracy's tuning
+    #: set: no answer changed at 0.3.
+    refused_distance: float = 0.2
+    refused_words: int = 8
 
 
 @dataclass(frozen=True)
@@ -274,6 +282,20 @@ class Spotter:
 
     def words(self, text: str) -> list[str]:
         return self.sentences.words(text)
+
+    def refused(self, text: str, allowed: Iterable[str]) -> Spot | None:
+        """The command of an intent outside ``allowed`` that ``text`` says outright
+        (``refused_distance``; a short text only, ``refused_words``), nearer than any allowed one:
+        what a player said where the rules refuse it, which the allowed sentences alone would take
+        as one of theirs. None when there is none."""
+        words = self.words(text)
+        if not words or len(words) > self.settings.refused_words:
+            return None
+        found = self.spot(text)  # every intent of the game
+        if (found.command is None or found.command.intent in set(allowed)
+                or found.distance > self.settings.refused_distance):
+            return None
+        return found
 
     @property
     def near_distance(self) -> float:
