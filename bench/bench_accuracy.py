@@ -77,7 +77,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, is_dataclass
+from dataclasses import dataclass, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +90,7 @@ from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
 from assistant.hearing import (  # noqa: E402
     Doubted,
+    Final,
     HearingSettings,
     ModelError,
     NearMiss,
@@ -101,6 +102,7 @@ from assistant.hearing import (  # noqa: E402
 from assistant.hearing.audio import RATE  # noqa: E402
 from assistant.hearing.moments import grammar_for, listening_moments  # noqa: E402
 from assistant.hearing.pipeline import Cascade  # noqa: E402
+from assistant.live.loop import missed_again  # noqa: E402
 from assistant.sentences import SentenceSet  # noqa: E402
 from bench.results import Results  # noqa: E402
 from bench.voices import (  # noqa: E402
@@ -387,7 +389,8 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                moments: dict[str, Counter[frozenset[str]] | None], clips: Sequence[Clip], maker: ClipMaker,
                noises: Noises, conditions: Sequence[Condition], verbose: bool,
                results_file: Path | None, quiet: bool = False, kept_only: bool = False,
-               reuse: tuple[str, dict[str, dict[str, Any]]] | None = None) -> dict[str, Any] | None:
+               reuse: tuple[str, dict[str, dict[str, Any]]] | None = None,
+               said_again: bool = False) -> dict[str, Any] | None:
     """Hear every clip with ``engine`` (through ``open_ear``, as in play) and print the tables
     (only the totals' line when ``quiet``); None when the engine cannot be opened here.
     ``reuse``: (a stage switched off in ``settings``, the rows of the same clips heard with every
@@ -474,6 +477,10 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                        "near": (f"{result.command.intent} {dict(result.command.slots)}"  # missed: asked if said again
                                 if isinstance(result, NearMiss) and result.command is not None else None),
                        "why": result.reason if isinstance(result, NotRecognized) else ""}
+                if said_again and expected is not None and got is None:
+                    row["again"] = hear_again(ear, game, expected, result,
+                                              make_clip(maker, text, second_take(speaker), condition, noises,
+                                                        seed + 7919))
                 if out is not None:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
@@ -523,6 +530,8 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
         if name in totals:
             print(table_row(("every condition", "every family", name), totals[name]))
     print(near_misses(rows_by_key.values()))
+    if said_again:
+        print(said_again_line(rows_by_key.values()))
     print("\nby game (every voice and condition):")
     print(TABLE_HEAD.replace("| condition | voices | set |", "| game | | |", 1))
     for game, tally in per_game.items():
@@ -539,6 +548,40 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
         print("\nerrors:")
         print("\n".join(errors) or "  none")
     return summary
+
+
+def second_take(speaker: Speaker) -> Speaker:
+    """The same player saying it again: a synthetic voice 6% slower (a player repeating slows
+    down), a recorded speaker other takes of the same digits."""
+    return replace(speaker, speed=round(speaker.speed * 1.06, 3))
+
+
+def hear_again(ear: Any, game: str, expected: Command, first: Final, clip: np.ndarray) -> dict[str, Any]:
+    """A command missed, said again at once (``clip``): what the live loop makes of the two. The
+    second heard (right or wrong, asked first or not), or both misses near the same command
+    (``live.loop.missed_again``: asked about, right or wrong), or nothing still."""
+    again = ear.hear(clip)
+    if isinstance(again, Transcript) and again.command is not None:
+        return {"outcome": "heard", "ok": same_move(game, again.command, expected),
+                "asked": asked_first(ear.sentences, again),
+                "got": f"{again.command.intent} {dict(again.command.slots)}"}
+    if isinstance(first, NotRecognized) and isinstance(again, NotRecognized) and missed_again(first, again):
+        assert isinstance(again, NearMiss) and again.command is not None
+        return {"outcome": "asked", "ok": same_move(game, again.command, expected), "asked": True,
+                "got": f"{again.command.intent} {dict(again.command.slots)}"}
+    return {"outcome": "nothing", "ok": False, "asked": False, "got": "nothing"}
+
+
+def said_again_line(rows: Iterable[dict[str, Any]]) -> str:
+    """The ``--said-again`` tally: each command missed, said again at once."""
+    again = [r["again"] for r in rows if "again" in r]
+    heard = [a for a in again if a["outcome"] == "heard"]
+    asked = [a for a in again if a["outcome"] == "asked"]
+    return (f"said again at once (--said-again: each of {len(again)} commands missed, a second take by the same "
+            f"voice): {sum(a['ok'] for a in heard)} heard right, {sum(not a['ok'] for a in heard)} heard as "
+            f"another command ({sum(not a['ok'] and not a['asked'] for a in heard)} acted on); asked about "
+            f"after the two misses: {sum(a['ok'] for a in asked)} the command said, "
+            f"{sum(not a['ok'] for a in asked)} another; {len(again) - len(heard) - len(asked)} missed again")
 
 
 def near_misses(rows: Iterable[dict[str, Any]]) -> str:
@@ -623,6 +666,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="report only the clips whose results are kept under --cache (a run stopped "
                         "part-way), hearing none")
     parser.add_argument("--fresh", action="store_true", help="do not reuse results kept under --cache")
+    parser.add_argument("--said-again", action="store_true",
+                        help="say each command missed again at once (a second take by the same voice) and count "
+                        "what the live loop makes of the two (heard, asked about after two misses, nothing); "
+                        "results heard before (without --fresh) are not said again")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--results", default=None,
                         help="write bench/results/NAME.md and .json (default: bench_accuracy, or "
@@ -770,7 +817,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                 if args.fresh:
                     kept.unlink(missing_ok=True)
             return run_engine(engine, engine_settings, games, moments, clips, maker, noises, conditions,
-                              args.verbose, kept, quiet, args.kept_only, reuse)
+                              args.verbose, kept, quiet, args.kept_only, reuse, args.said_again)
 
         if args.ablation:
             rows = [r.strip() for r in args.ablation_rows.split(",")] if args.ablation_rows else None

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     if found.startswith("wrong"):
                         taken = getattr(result, "command", None)
                         wrong.append(f"{game} [{condition.name}; {speaker.label}] {text!r} ({command.intent}) -> "
-                                     f"{taken.to_json() if taken else None} ({found})")
+                                     f"{taken.to_json() if taken else None} ({found}; heard {result.heard!r})")
             print(f"  {game}: {text!r} where {command.intent} is not allowed", file=sys.stderr, flush=True)
     print(f"Hybrid as configured; voices ({args.sets}): {'; '.join(s.label for s in speakers)}.\n")
     print("| game | condition | said | " + " | ".join(KINDS) + " |")

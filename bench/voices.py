@@ -79,15 +79,16 @@ class BenchClips(ClipMaker):
     def say(self, text: str, speaker: Speaker, pad_s: float = PAD_S) -> Int16:
         if speaker.engine != "fsdd":
             return super().say(text, speaker, pad_s)
-        return self.entry(text, speaker.voice, pad_s)
+        # a speaker at another "speed" is the same person saying it again: other takes
+        return self.entry(text, speaker.voice, pad_s, "" if speaker.speed == 1.0 else f"|{speaker.speed}")
 
-    def entry(self, text: str, name: str, pad_s: float = PAD_S) -> Int16:
+    def entry(self, text: str, name: str, pad_s: float = PAD_S, variant: str = "") -> Int16:
         """``text`` (digit words only) as ``name``'s takes joined by 0.15-0.35 s pauses; the
-        takes and pauses are chosen from the text and the speaker, so the clip is the same
-        every run. Each take is brought to the same loudness."""
+        takes and pauses are chosen from the text and the speaker (and ``variant``), so the clip
+        is the same every run. Each take is brought to the same loudness."""
         if not is_digit_entry(text):
             raise ValueError(f"FSDD speakers say only zero, one and two, not {text!r}")
-        seed = int.from_bytes(hashlib.sha1(f"{name}|{text}".encode()).digest()[:4], "big")
+        seed = int.from_bytes(hashlib.sha1(f"{name}|{text}{variant}".encode()).digest()[:4], "big")
         rng = random.Random(seed)
         used: set[tuple[int, int]] = set()
         parts: list[Float] = [np.zeros(int(pad_s * RATE))]

@@ -15,11 +15,20 @@ import pytest
 from assistant.engine import Command
 from assistant.hearing import HearingSettings
 from assistant.hearing.closed import Sentence
-from assistant.hearing.events import Doubted, NearMiss, OverBudget, Partial, Transcript, Vetoed, event_from_dict
+from assistant.hearing.events import (
+    Doubted,
+    NearMiss,
+    NotRecognized,
+    OverBudget,
+    Partial,
+    Transcript,
+    Vetoed,
+    event_from_dict,
+)
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
-from assistant.live.loop import SAY_AGAIN, LiveLoop, LiveSettings
+from assistant.live.loop import SAY_AGAIN, LiveLoop, LiveSettings, missed_again
 from assistant.live.microphone import Block, Microphone
 from assistant.session import PrintAnnouncer, Session
 from assistant.voice.announcer import SpeakingSignal
@@ -350,6 +359,17 @@ def test_a_vetoed_command_then_the_same_missed_narrowly_is_asked_about() -> None
     vetoed(t, "pass", "Pat.")  # 0.43 from "pass": vetoed, and near it
     t.utterance("", ["Pats."])
     assert t.acted == [] and t.said == ["BSAT1: Pass?"], t.said
+
+
+def test_missed_again_is_the_same_command_kept_near_twice() -> None:
+    """The rule the loop and bench_accuracy's --said-again share."""
+    near = NearMiss("Pats.", "too far", command=Command("pass"), text="pass")
+    veto = Vetoed("Pat.", "vetoed", command=Command("pass"), text="pass")
+    other = NearMiss("Keep.", "too far", command=Command("skip"), text="skip")
+    assert missed_again(near, near) and missed_again(veto, near) and missed_again(near, veto)
+    assert not missed_again(near, other) and not missed_again(None, near)
+    assert not missed_again(NotRecognized("Pats.", "nothing heard"), near)
+    assert not missed_again(near, NotRecognized("Pats.", "nothing heard"))
 
 
 @pytest.mark.parametrize("event", [

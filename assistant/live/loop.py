@@ -120,6 +120,14 @@ class LiveSettings:
         return self.listen == "push-to-talk"
 
 
+def missed_again(before: NotRecognized | None, now: NotRecognized) -> bool:
+    """Whether ``now`` misses the same command ``before`` did (both kept near it: ``NearMiss``):
+    the player saying it again, to be asked about (when it comes at once, nothing taken between:
+    the loop's part). bench_accuracy's ``--said-again`` replays this rule."""
+    return (isinstance(before, NearMiss) and isinstance(now, NearMiss) and now.command is not None
+            and before.command == now.command)
+
+
 @dataclass
 class Press:
     button: str
@@ -461,7 +469,7 @@ class LiveLoop:
         asked about ("Skill zero?"), as any doubted command."""
         assert event.command is not None
         now, last = time.monotonic(), self._missed
-        if last is None or last[0].command != event.command or now - last[1] > self.settings.again_seconds:
+        if last is None or not missed_again(last[0], event) or now - last[1] > self.settings.again_seconds:
             self._missed = (event, now)
             self.log(f"heard {event.heard!r}: {event.reason}; no action")
             return False
