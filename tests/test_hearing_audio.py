@@ -104,6 +104,30 @@ def test_resampling_keeps_frequencies_below_nyquist_and_drops_those_above() -> N
     assert spectrum[np.argmin(abs(hz - 1000))] > 100 * spectrum[np.argmin(abs(hz - 5000))]
 
 
+def test_a_long_recording_is_resampled_in_pieces_that_match_one_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 75 s of speech-band tones at 22050 Hz: resampled 30 s at a time (each FFT a short native
+    # call, so Ctrl-C is not held for seconds), the same signal as in one piece, within a small
+    # fraction of a sample's drift, and the same length
+    import assistant.hearing.audio as audio_module
+
+    seconds, rate = 75, 22050
+    t = np.arange(seconds * rate) / rate
+    signal = 0.3 * np.sin(2 * np.pi * 440 * t) + 0.2 * np.sin(2 * np.pi * 1700 * t + 1.0)
+    lengths: list[int] = []
+    one = audio_module._resample
+
+    def counted(samples: np.ndarray, old: int, new: int) -> np.ndarray:
+        lengths.append(len(samples))
+        return one(samples, old, new)
+
+    monkeypatch.setattr(audio_module, "_resample", counted)
+    pieces = resample(signal, rate, 16000)
+    assert len(lengths) == 3 and max(lengths) <= 32 * rate, lengths
+    whole = one(signal, rate, 16000)
+    assert len(pieces) == len(whole) == seconds * 16000
+    assert np.sqrt(np.mean((pieces - whole) ** 2)) < 0.01 and np.abs(pieces - whole).max() < 0.05
+
+
 @pytest.mark.parametrize("content, message", [
     (b"not a wav at all", "not a WAV file"),
     (b"RIFF\x04\x00\x00\x00WAVE", "without audio data"),

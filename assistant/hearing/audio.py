@@ -112,10 +112,30 @@ def _decode(body: bytes, tag: int, channels: int, rate: int, bits: int, path: st
     return samples.reshape(-1, channels), rate
 
 
+#: Longer recordings are resampled in pieces of ``PIECE_SECONDS`` (each with a second of the
+#: signal around it): one FFT over minutes of audio is a native call of seconds that Ctrl-C waits out.
+LONG_SECONDS = 60
+PIECE_SECONDS = 30
+
+
 def resample(samples: Float, rate: int, new_rate: int = RATE) -> Float:
-    """Band-limited resampling of a mono signal (FFT; padded so the ends do not wrap)."""
+    """Band-limited resampling of a mono signal (FFT; padded so the ends do not wrap); a long
+    one piece by piece, each with a second of context on either side."""
     if rate == new_rate or len(samples) == 0:
         return samples.astype(np.float64)
+    if len(samples) <= LONG_SECONDS * rate:
+        return _resample(samples, rate, new_rate)
+    step, margin = PIECE_SECONDS * rate, rate  # whole seconds: each maps to whole samples at new_rate
+    pieces = []
+    for start in range(0, len(samples), step):
+        lo, end = max(0, start - margin), min(len(samples), start + step)
+        part = _resample(samples[lo:min(len(samples), end + margin)], rate, new_rate)
+        offset = (start - lo) * new_rate // rate
+        pieces.append(part[offset:offset + round((end - start) * new_rate / rate)])
+    return np.concatenate(pieces)
+
+
+def _resample(samples: Float, rate: int, new_rate: int) -> Float:
     pad = int(0.05 * rate)
     padded = np.concatenate([np.zeros(pad), samples, np.zeros(pad)])
     n_out = round(len(padded) * new_rate / rate)

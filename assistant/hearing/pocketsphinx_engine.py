@@ -66,6 +66,10 @@ LEAD_IN_BYTES = 2 * int(16_000 * 0.3)
 #: reading's and Whisper's (a Raspberry Pi's four; on two, three threads at once slow Whisper's
 #: answer: bench_latency, 0.71 s against 0.63 s for one Whisper decides)
 SIDE_CORES = 4
+#: The most of an utterance the end-of-speech reading and the phone check decode (its last 30 s,
+#: as Whisper hears it): each is one native call that holds the interpreter, and a command is
+#: never that long (minutes of talk read in one piece took seconds, which Ctrl-C waited out).
+READ_BYTES = 2 * 16_000 * 30
 #: Marks a chatter word in a transcript (the Ear rejects anything with it).
 UNKNOWN = "[unk]"
 
@@ -414,7 +418,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
             self.decoder.end_utt()
         self._started = False
         self._boundary()
-        audio = self._utterance_audio()
+        audio = self._utterance_audio()[-READ_BYTES:]
         self._utterance = []
         phones = self._phone_side
         if phones is not None and self.tuning.phone_check > 0 and self.tuning.read_ahead:
