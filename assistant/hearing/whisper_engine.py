@@ -391,6 +391,38 @@ def log_mel(samples: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return out
 
 
+
+#: Words a button entry is made of: a run of them alone may repeat as said ("two two two")
+_ENTRY_WORDS = frozenset({"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "zero", "oh", "o", "one", "two", "three",
+                          "four", "five", "six", "seven", "eight", "nine", "r", "are", "and"})
+#: More words than any button entry has ("one and two and zero and r" has seven)
+_ENTRY_LONGEST = 8
+
+
+def unrepeated(text: str) -> str:
+    """Whisper's reading with a loop cut to its first turn: on a short window Whisper can write
+    what was said over and over ("Status Status Status ...", "worth 7 point worth 7 point ..."),
+    and a reading that long is no longer read as the short command it is (a command the rules
+    refuse now is named only from a short reading: ``Spotter.refused``). A reading is a loop when
+    it is one run of words said at least twice in a row to its end (the last turn may be cut
+    short), from its start or, three times or more, after other words. A run of button words
+    alone ("two one two one") is left as it is unless it is longer than any entry."""
+    raw = text.split()
+    words = [w.strip(".,!?;:-").lower() for w in raw]
+    n = len(words)
+    for start in range(0, max(n - 1, 0)):
+        for period in range(1, (n - start) // 2 + 1):
+            turns = (n - start) / period
+            if turns < (2 if start == 0 else 3):
+                break
+            if any(words[i] != words[i + period] for i in range(start, n - period)):
+                continue
+            unit = words[start:start + period]
+            if all(w in _ENTRY_WORDS for w in unit) and n - start <= _ENTRY_LONGEST:
+                continue
+            return " ".join(raw[:start + period]).rstrip(",;-")
+    return text
+
 class WhisperTranscriber:
     """Whisper (tiny.en by default) on the CPU through CTranslate2: 16 kHz int16 audio plus a prompt in,
     plain text out.
@@ -693,7 +725,7 @@ class WhisperTranscriber:
                 best = ending
             if i < len(ids):
                 total += float(logprobs[i, ids[i]])
-        return self.tokenizer.decode(ids).strip(), best
+        return unrepeated(self.tokenizer.decode(ids).strip()), best
 
     def _own_reading(self) -> OwnReading:
         """Whisper's own reading of the audio last heard, as far as it has gone (whisper_free)."""
