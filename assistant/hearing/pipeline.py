@@ -55,7 +55,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
@@ -173,8 +173,6 @@ class Transcriber(Protocol):
     def held_to(self, graph: WordGraph, beam: int, keep: int = 8, span: float = ...) -> list[Sentence]: ...
 
     def own_reading(self) -> tuple[str, float]: ...
-
-    def weigh(self, words: Sequence[str]) -> Sentence | None: ...
 
     def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]: ...
 
@@ -489,14 +487,6 @@ class Closed(Stage):
             return None
         found = transcriber.held_to(case.ear.graph, s.closed_beam, span=self.span(s))
         reading, own = transcriber.own_reading()
-        case.look = self.looked(case, found, reading, own)
-        if case.first_read:
-            case.look = self.with_first(case, case.look)
-        return case.look
-
-    def looked(self, case: Case, found: list[Sentence], reading: str, own: float) -> Look:
-        """The figures the rule reads of what the search ``found`` (the first pass's part in it
-        ``UNREAD`` until it is read)."""
         commands = [case.ear.sentences.match(list(sentence.words), case.ear.graph.intents) for sentence in found]
         held = None
         if found and commands[0] is not None:
@@ -506,34 +496,17 @@ class Closed(Stage):
             first = relation(case.first_command, command) if case.first_read else UNREAD
             held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words), first, best.stop, reads)
             case.notes[self.name] = f"{best.text!r} [{held.note()}]"
-        return Look(found, commands, reading, own, held)
-
-    def with_first(self, case: Case, look: Look) -> Look:
-        """``look`` with the first pass's sentence weighed too, when it took a command and the
-        search did not find that sentence (``closed.weigh``): the beam can drop a sentence that
-        would have come out likeliest, and the first pass hearing it is reason to look."""
-        first = case.first_taken
-        if first is None or first.command is None:
-            return look
-        words = tuple(case.ear.sentences.words(first.text))
-        if any(sentence.words == words for sentence in look.found):
-            return look
-        if case.ear.sentences.match(list(words), case.ear.graph.intents) != first.command:
-            return look  # not one of the moment's sentences as written (a snapped near miss)
-        weighed = case.transcriber.weigh(words)
-        if weighed is None:
-            return look
-        found = sorted([*look.found, weighed], key=lambda sentence: -sentence.logprob)
-        return self.looked(case, found, look.reading, look.own)
+        case.look = Look(found, commands, reading, own, held)
+        return case.look
 
     def read_first(self, case: Case, look: Look) -> Look:
-        """``look`` with the first pass's part in it (``HeldTo.first``, and its sentence weighed:
-        ``with_first``), read now if it was not."""
+        """``look`` with the first pass's part in it (``HeldTo.first``), read now if it was not."""
         held, command = look.held, look.commands[0] if look.commands else None
         if held is None or command is None or held.first != UNREAD:
             return look
-        case.first  # noqa: B018 (read now: its work at the end of speech is done here)
-        case.look = self.with_first(case, self.looked(case, look.found, look.reading, look.own))
+        held = replace(held, first=relation(case.first_command, command))
+        case.notes[self.name] = f"{look.found[0].text!r} [{held.note()}]"
+        case.look = replace(look, held=held)
         return case.look
 
     def first_look(self, case: Case) -> Final | None:
