@@ -46,3 +46,10 @@ def test_a_looped_command_refused_now_is_named_once_cut() -> None:
     assert spotter.refused(looped, ["yes", "no"]) is None
     found = spotter.refused(unrepeated(looped), ["yes", "no"])
     assert found is not None and found.command is not None and found.command.intent == "status"
+
+
+def test_with_every_intent_allowed_nothing_is_refused() -> None:
+    sentences = game_module("prologue").sentences()
+    spotter = Spotter(sentences)
+    assert spotter.refused("Status", ["yes", "no"]) is not None
+    assert spotter.refused("Status", sentences.intents) is None  # the whole game: nothing to refuse

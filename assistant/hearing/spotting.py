@@ -289,10 +289,11 @@ class Spotter:
         what a player said where the rules refuse it, which the allowed sentences alone would take
         as one of theirs. None when there is none."""
         words = self.words(text)
-        if not words or len(words) > self.settings.refused_words:
-            return None
+        allowed = set(allowed)
+        if not words or len(words) > self.settings.refused_words or allowed.issuperset(self.sentences.intents):
+            return None  # (every intent allowed: nothing is refused)
         found = self.spot(text)  # every intent of the game
-        if (found.command is None or found.command.intent in set(allowed)
+        if (found.command is None or found.command.intent in allowed
                 or found.distance > self.settings.refused_distance):
             return None
         return found
