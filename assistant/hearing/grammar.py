@@ -92,6 +92,11 @@ class WordGraph:
     def vocabulary(self) -> set[str]:
         return {w for out in self.edges for w, _ in out if w is not None}
 
+    def refused_vocabulary(self) -> set[str]:
+        """The words of the game's sentences that none of this graph's can say: what only the
+        commands the rules refuse now are made of."""
+        return self._sentences.vocabulary() - self.vocabulary()
+
     def _step(self, states: Iterable[int], word: str) -> frozenset[int]:
         found: set[int] = set()
         for state in states:

@@ -249,10 +249,15 @@ class PocketSphinxRecognizer(BaseRecognizer):
             config["bestpath"] = self.tuning.read_bestpath and not self.tuning.minimal_read
             live = graph.shared_ends() if self.tuning.shared_live else (graph.start, graph.final,
                                                                           list(graph.transitions()))
-            transitions, chatter = self._transitions(graph, *live)
+            # the words of commands refused now are chatter in the reading of a whole utterance,
+            # which decides; not in the live pass, whose partial words answer early
+            transitions, chatter = self._transitions(graph, *live, refused=not self.tuning.minimal_read)
             self._add_search(name, *live[:2], transitions)
             read = graph.minimal() if self.tuning.minimal_read else live
-            read_transitions = self._transitions(graph, *read)[0] if self.tuning.minimal_read else transitions
+            read_transitions = transitions
+            if self.tuning.minimal_read:
+                read_transitions, read_chatter = self._transitions(graph, *read, refused=True)
+                chatter |= read_chatter
             if self._side_reads:
                 self._add_side(f"{name}m" if self.tuning.minimal_read else name, *read[:2], read_transitions)
             elif self.tuning.minimal_read:
@@ -273,8 +278,12 @@ class PocketSphinxRecognizer(BaseRecognizer):
     def _pronunciations(self, word: str) -> set[str]:
         return set(self._variants(word))
 
-    def _chatter_words(self, vocabulary: set[str]) -> set[str]:
-        """Common words that neither are nor sound exactly like a command word."""
+    def _chatter_words(self, vocabulary: set[str], refused: Iterable[str] = ()) -> set[str]:
+        """Common words that neither are nor sound exactly like a command word; and the words of
+        the commands the rules refuse now (``refused``: the game's other words) that do not sound
+        like an allowed one. Without them a refused command ("read capsules" where only "repeat"
+        and a few more may be said) could only be heard as an allowed command, forced onto the
+        nearest; as chatter, the first pass takes nothing and Whisper's stages name it."""
         taken = set().union(*(self._pronunciations(w) for w in vocabulary)) if vocabulary else set()
 
         def free(word: str) -> bool:
@@ -284,13 +293,16 @@ class PocketSphinxRecognizer(BaseRecognizer):
         chosen = [w for w in self._common if free(w)][:self.tuning.fillers]
         if self.tuning.fillers:
             chosen += [w for w in self._table if free(w) and w not in chosen]
+            chosen += [w for w in sorted(refused) if free(w) and w not in chosen]
         return set(chosen)
 
     def _transitions(self, graph: WordGraph, start: int, final: int,
-                     ways: list[tuple[int, int, float, str | None]]) -> tuple[list[Transition], set[str]]:
+                     ways: list[tuple[int, int, float, str | None]],
+                     refused: bool = False) -> tuple[list[Transition], set[str]]:
         """A finite-state search's transitions: the automaton ``ways`` (the graph's own transitions,
-        or its smallest deterministic form) plus the chatter loop from ``start`` to ``final``; and
-        the chatter loop's words."""
+        or its smallest deterministic form) plus the chatter loop from ``start`` to ``final``
+        (with the words of the commands refused now when ``refused``); and the chatter loop's
+        words."""
         vocabulary = graph.vocabulary()
         missing = self.unknown_words(vocabulary)
         self.missing_words |= missing
@@ -300,7 +312,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
                 transitions.append((src, dst, prob))
             elif word not in missing:
                 transitions.append((src, dst, prob, word))
-        chatter = sorted(self._chatter_words(vocabulary))
+        chatter = sorted(self._chatter_words(vocabulary, graph.refused_vocabulary() if refused else ()))
         if chatter:
             loop = 1 + max([start, final, *(max(src, dst) for src, dst, *_ in ways)])
             for word in chatter:
