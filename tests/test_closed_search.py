@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from assistant.hearing.closed import SPAN, search, weigh
+from assistant.hearing.closed import SPAN, search
 from assistant.hearing.grammar import WordGraph
 from assistant.sentences import SentenceSet
 
@@ -121,24 +121,3 @@ def test_a_narrower_span_follows_fewer_sentences_and_keeps_the_best_and_those_wi
         calls[said] = (narrow_decoder.calls, wide_decoder.calls)
     # "pass": no sentence under way after it can come within 6 of it, so none is followed
     assert calls["pass"] == (3, 4) and calls["explore room one zero zero"] == (7, 7)
-
-
-def test_a_sentence_weighed_alone_has_the_search_s_figures() -> None:
-    # weigh: a sentence scored as the search scores the sentences it follows (the first pass's
-    # sentence, when the beam let it fall out), ending at once or after a full stop
-    graph = WordGraph(SENTENCES)
-    decoder = Decoder(words_of("explore one zero one"))
-    found = search(graph, decoder, beam=6)
-    assert len(found) >= 3
-    for sentence in found:
-        weighed = weigh(sentence.words, decoder)
-        assert weighed is not None
-        assert weighed.logprob == pytest.approx(sentence.logprob, abs=1e-4), sentence
-        assert weighed.stop == pytest.approx(sentence.stop, abs=1e-4), sentence
-    assert weigh(("explore", "one", "zero", "one"), decoder).logprob == pytest.approx(7 * LIKELY, abs=1e-4)  # type: ignore[union-attr]
-    # a sentence a search keeping three did not keep: each of its tokens unlikely
-    three = search(graph, decoder, beam=6, keep=3)
-    assert len(three) == 3 and ("pause", "the", "game") not in [f.words for f in three]
-    pause = weigh(("pause", "the", "game"), decoder)
-    assert pause is not None and pause.logprob < three[-1].logprob
-    assert weigh((), decoder) is None

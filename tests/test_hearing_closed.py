@@ -62,29 +62,10 @@ def test_the_spoken_command_is_the_allowed_sentence_whisper_finds_likeliest(
     assert right >= 7, misses
 
 
-def test_a_sentence_weighed_alone_has_the_figures_the_search_gives_it(
-        whisper: WhisperTranscriber, maker: ClipMaker) -> None:
-    """``weigh`` (the first pass's sentence, when the beam let it fall out) scores a sentence as
-    the search does: the same log probability and ``stop`` for every sentence the search found,
-    and a sentence it did not find is no likelier than the ones it kept."""
-    graph = WordGraph(OMEGA, MOVE)
-    assert whisper.listen(maker.say("attack the blue probe", VOICES[1]).tobytes(), short=True)
-    found = whisper.held_to(graph, beam=6)
-    assert len(found) >= 2
-    for sentence in found:
-        weighed = whisper.weigh(sentence.words)
-        assert weighed is not None and weighed.words == sentence.words
-        assert weighed.logprob == pytest.approx(sentence.logprob, abs=0.02), (sentence, weighed)
-        assert weighed.stop == pytest.approx(sentence.stop, abs=0.02), (sentence, weighed)
-    unfound = whisper.weigh(("explore", "room", "two", "two", "two"))
-    assert unfound is not None and unfound.logprob < found[0].logprob
-
-
 def test_loading_whisper_warms_it_up_and_leaves_it_having_heard_nothing() -> None:
     fresh = WhisperTranscriber.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")))
     assert fresh.held_to(WordGraph(OMEGA, MOVE), beam=6) == []
     assert fresh.own_reading() == ("", float("-inf"))
-    assert fresh.weigh(("pass",)) is None
 
 
 @pytest.fixture(scope="module")

@@ -234,12 +234,9 @@ class Held(Costly):
     hearing costs a second on ``clock``, the grammar search half a second."""
 
     def __init__(self, clock: Clock, texts: list[str], found: list[tuple[str, float]],
-                 reading: tuple[str, float], plain: list[str] | None = None,
-                 weighed: dict[str, float] | None = None) -> None:
+                 reading: tuple[str, float], plain: list[str] | None = None) -> None:
         super().__init__(clock, texts, plain)
         self.found, self.reading = found, reading
-        #: what a sentence the search did not find weighs alone (``weigh``)
-        self.weighed = weighed or {}
         self.spans: list[float] = []
 
     def listen(self, audio: bytes, short: bool = False) -> bool:
@@ -254,11 +251,6 @@ class Held(Costly):
 
     def own_reading(self) -> tuple[str, float]:
         return self.reading
-
-    def weigh(self, words: Sequence[str]) -> Sentence | None:
-        self.calls.append("weigh")
-        text = " ".join(words)
-        return Sentence(tuple(words), self.weighed[text]) if text in self.weighed else None
 
 
 def closed_ear(held: Held, clock: Clock, **settings: float) -> Ear:
@@ -518,41 +510,6 @@ def test_the_first_pass_is_read_when_the_first_look_needs_it_and_counted_apart()
     assert "first none" in e.steps[1].verdict and e.steps[0].verdict == "nothing"
 
 
-def test_the_first_pass_s_sentence_the_search_did_not_find_is_weighed_and_asked_about() -> None:
-    # the beam let "attack" fall out (its first token unlikely, the rest likely): weighed alone
-    # it is the likeliest sentence; the first pass put it forward, so it does not also confirm it
-    # (a command said where the rules refuse it is forced onto an allowed sentence by the first
-    # pass: "done jake" read as undo): asked about, never heard at once
-    clock = Clock()
-    found = [("roll the dice", -6.0), ("pass", -8.0)]  # not clear alone: the first pass is read
-    held = Held(clock, ["Hmm."], found, ("Attack.", -2.5), weighed={"attack": -3.0})
-    later = Later("attack")
-    e = closed_ear(held, clock, closed_first=True)
-    heard = later.hear(e)
-    assert isinstance(heard, Doubted) and heard.command == Command("attack"), heard
-    assert held.calls.count("weigh") == 1 and "'attack' [best -3.00 other -6.00" in e.steps[1].verdict, e.steps
-    assert "first weighed" in e.steps[1].verdict
-    # a sentence the search found itself, which the first pass took too: two recognizers agree
-    clock = Clock()
-    held = Held(clock, ["Hmm."], [("attack", -3.0), ("roll the dice", -6.0)], ("Hmm.", -1.0))
-    heard = Later("attack").hear(closed_ear(held, clock, closed_first=True))
-    assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
-    assert "weigh" not in held.calls
-    # weighed far below the search's best, it is another command's sentence to beat: the best's
-    # margin over it (3) is not clear, and the free text's stages go on (nothing more is taken)
-    clock = Clock()
-    held = Held(clock, ["Hmm."], [("roll the dice", -6.0), ("pass", -12.0)], ("Roll the dice.", -1.0),
-                weighed={"attack": -9.0})
-    e = closed_ear(held, clock, closed_first=True, closed_margin=4.0, veto=False)
-    Later("attack").hear(e)
-    assert "'roll the dice' [best -6.00 other -9.00" in e.steps[1].verdict, e.steps
-    # the first pass took nothing: nothing is weighed
-    clock = Clock()
-    held = Held(clock, ["Hmm."], found, ("Hmm.", -2.5), weighed={"attack": -3.0})
-    Later("").hear(closed_ear(held, clock, closed_first=True))
-    assert "weigh" not in held.calls
-
-
 def test_a_first_pass_not_read_says_so_and_without_a_second_opinion_it_is_read_at_once() -> None:
     clock = Clock()
     held = Held(clock, ["Hmm."], [("attack", -3.0), ("roll the dice", -9.0)], ("Attack.", -2.5))
@@ -593,10 +550,6 @@ def test_the_first_pass_taking_the_same_command_outweighs_a_far_reading() -> Non
     assert Closed.verdict(HeldTo(-30.0, -31.0, -3.0, 1, "other"), HearingSettings()) == "no"
     assert Closed.verdict(HeldTo(-30.0, -31.0, -3.0, 1, "other", stop=-5.0), HearingSettings()) == "no"
     assert Closed.verdict(HeldTo(-8.0, -31.0, -3.0, 1, "other", stop=-5.0), HearingSettings()) == ""
-    # the first pass's own sentence, weighed when the search had let it fall: asked about at most
-    assert Closed.verdict(HeldTo(-30.0, -30.1, -3.0, 1, "weighed"), HearingSettings()) == ""
-    assert Closed.verdict(HeldTo(-30.0, -40.0, -3.0, 1, "weighed"), HearingSettings()) == "doubted"
-    assert Closed.verdict(HeldTo(-3.0, -40.0, -3.0, 1, "weighed"), HearingSettings()) == "doubted"
 
 
 def test_two_recognizers_agreeing_on_a_near_coin_toss_is_not_heard_at_once() -> None:

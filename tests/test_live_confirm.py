@@ -241,10 +241,6 @@ class HeldWhisper(Whisper):
     def own_reading(self) -> tuple[str, float]:
         return self.now[1]
 
-    def weigh(self, words: Sequence[str]) -> Sentence | None:
-        """A sentence the search did not find is not weighed here: these scripts list them all."""
-        return None
-
 
 def closed_table(game: str, moves: Sequence[str]) -> tuple[Table, HeldWhisper]:
     t = table(game, moves, HearingSettings(again_suppressed=0))  # the shipped stages, the closed check last

@@ -136,30 +136,6 @@ def search(graph: WordGraph, decoder: NextTokens, beam: int = 6, keep: int = 8, 
     return sorted((s for s in found.values() if s.logprob >= best - span), key=lambda s: -s.logprob)[:keep]
 
 
-def weigh(words: Sequence[str], decoder: NextTokens) -> Sentence | None:
-    """One sentence weighed as the search would have weighed it, had it followed it to the end
-    (its log probability, ending at once or after a mark, and ``stop``): a beam of a few
-    sentences can let a sentence fall out that would have come out likeliest (a name the
-    decoder found unlikely at its first token, "Rachel", far likelier by its last). None for
-    a sentence of no tokens."""
-    tokens: list[int] = []
-    for i, word in enumerate(words):
-        tokens.extend(decoder.word_tokens(word, i == 0))
-    if not tokens:
-        return None
-    marks = [(*tokens, mark) for mark in decoder.stops]
-    rows = decoder.logprobs([tuple(tokens), *marks], [0] * (1 + len(marks)))
-    said = float(sum(rows[0][i, tokens[i]] for i in range(len(tokens))))
-    after = rows[0][len(tokens)]
-    best = Sentence(tuple(words), said + float(after[decoder.end]), float(after[decoder.end] - after.max()))
-    for mark, row in zip(decoder.stops, rows[1:], strict=True):
-        last = row[len(tokens) + 1]
-        logprob = said + float(after[mark]) + float(last[decoder.end])
-        if logprob > best.logprob:  # as the search keeps it: the likelier ending, and its stop
-            best = Sentence(tuple(words), logprob, float(last[decoder.end] - last.max()))
-    return best
-
-
 def _found(found: dict[tuple[str, ...], Sentence], words: tuple[str, ...], logprob: float, stop: float) -> None:
     if words not in found or found[words].logprob < logprob:
         found[words] = Sentence(words, logprob, stop)

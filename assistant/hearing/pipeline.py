@@ -55,7 +55,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
@@ -173,8 +173,6 @@ class Transcriber(Protocol):
     def held_to(self, graph: WordGraph, beam: int, keep: int = 8, span: float = ...) -> list[Sentence]: ...
 
     def own_reading(self) -> tuple[str, float]: ...
-
-    def weigh(self, words: Sequence[str]) -> Sentence | None: ...
 
     def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]: ...
 
@@ -311,12 +309,6 @@ class Stage:
 UNREAD = "unread"
 
 
-#: ``HeldTo.first`` when the best sentence is the first pass's own, which the search's beam had
-#: let fall and which was weighed alone (``Closed.with_first``): the first pass put it forward,
-#: so it does not also confirm it (asked about, never heard at once)
-WEIGHED = "weighed"
-
-
 def relation(first: Command | None, command: Command) -> str:
     """``HeldTo.first``: whether the first pass took ``command`` ("same"), another or none."""
     return "none" if first is None else "same" if first == command else "other"
@@ -390,10 +382,7 @@ class Closed(Stage):
     the first pass took the same command, or when it is clearly likelier than any sentence of
     another command (``closed_margin``) and near what Whisper would write freely (``closed_fit``,
     per token: table talk is far likelier as itself than as any command); a little farther
-    (``closed_ask_fit``), it is asked about. The first pass's own sentence, when the search's
-    beam let it fall, is weighed alone (``with_first``); if it is then the likeliest, it is
-    asked about, never heard at once (``WEIGHED``: the first pass put it forward, so it does not
-    also confirm it)."""
+    (``closed_ask_fit``), it is asked about."""
 
     name = "closed"
     sure = True
@@ -454,8 +443,6 @@ class Closed(Stage):
             return "no" if far else ""  # Whisper would go on writing: a command said at the start of longer talk
         if Closed.agree(held, settings):
             return "heard"  # two recognizers agree
-        if held.first == WEIGHED and held.margin >= settings.closed_agree_margin:
-            return "doubted"  # the first pass's own sentence, which the search had let fall: asked about
         if far:
             return "no"
         if held.margin < settings.closed_margin:
@@ -500,16 +487,6 @@ class Closed(Stage):
             return None
         found = transcriber.held_to(case.ear.graph, s.closed_beam, span=self.span(s))
         reading, own = transcriber.own_reading()
-        case.look = self.looked(case, found, reading, own)
-        if case.first_read:
-            case.look = self.with_first(case, case.look)
-        return case.look
-
-    def looked(self, case: Case, found: list[Sentence], reading: str, own: float,
-               weighed: Sentence | None = None) -> Look:
-        """The figures the rule reads of what the search ``found`` (the first pass's part in it
-        ``UNREAD`` until it is read; "weighed" when the best is the first pass's own sentence,
-        ``weighed``, that the search had not found)."""
         commands = [case.ear.sentences.match(list(sentence.words), case.ear.graph.intents) for sentence in found]
         held = None
         if found and commands[0] is not None:
@@ -517,38 +494,19 @@ class Closed(Stage):
             other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
             reads = case.spotter.distance(reading, command) if case.ear.sentences.words(reading) else math.inf
             first = relation(case.first_command, command) if case.first_read else UNREAD
-            if best is weighed and first == "same":
-                first = WEIGHED
             held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words), first, best.stop, reads)
             case.notes[self.name] = f"{best.text!r} [{held.note()}]"
-        return Look(found, commands, reading, own, held)
-
-    def with_first(self, case: Case, look: Look) -> Look:
-        """``look`` with the first pass's sentence weighed too, when it took a command and the
-        search did not find that sentence (``closed.weigh``): the beam can drop a sentence that
-        would have come out likeliest, and the first pass hearing it is reason to look."""
-        first = case.first_taken
-        if first is None or first.command is None:
-            return look
-        words = tuple(case.ear.sentences.words(first.text))
-        if any(sentence.words == words for sentence in look.found):
-            return look
-        if case.ear.sentences.match(list(words), case.ear.graph.intents) != first.command:
-            return look  # not one of the moment's sentences as written (a snapped near miss)
-        weighed = case.transcriber.weigh(words)
-        if weighed is None:
-            return look
-        found = sorted([*look.found, weighed], key=lambda sentence: -sentence.logprob)
-        return self.looked(case, found, look.reading, look.own, weighed)
+        case.look = Look(found, commands, reading, own, held)
+        return case.look
 
     def read_first(self, case: Case, look: Look) -> Look:
-        """``look`` with the first pass's part in it (``HeldTo.first``, and its sentence weighed:
-        ``with_first``), read now if it was not."""
+        """``look`` with the first pass's part in it (``HeldTo.first``), read now if it was not."""
         held, command = look.held, look.commands[0] if look.commands else None
         if held is None or command is None or held.first != UNREAD:
             return look
-        case.first  # noqa: B018 (read now: its work at the end of speech is done here)
-        case.look = self.with_first(case, self.looked(case, look.found, look.reading, look.own))
+        held = replace(held, first=relation(case.first_command, command))
+        case.notes[self.name] = f"{look.found[0].text!r} [{held.note()}]"
+        case.look = replace(look, held=held)
         return case.look
 
     def first_look(self, case: Case) -> Final | None:

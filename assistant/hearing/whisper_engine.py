@@ -49,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.hearing.audio import FREE_TEXT_MARGIN_S, LOUD_MARGIN_S, RATE, SpeechEdges, loud_part, suppress_noise
-from assistant.hearing.closed import SPAN, Sentence, log_softmax, search, weigh
+from assistant.hearing.closed import SPAN, Sentence, log_softmax, search
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
@@ -701,13 +701,6 @@ class WhisperTranscriber:
         if self._heard is None or not self._heard[1]:
             return []
         return search(graph, self, beam, keep, span)
-
-    def weigh(self, words: Sequence[str]) -> Sentence | None:
-        """One allowed sentence weighed on the audio last heard, as the grammar search weighs the
-        sentences it follows (closed.weigh)."""
-        if self._heard is None or not self._heard[1]:
-            return None
-        return weigh(words, self)
 
     def own_reading(self) -> tuple[str, float]:
         """Whisper's own reading of the window, without a prompt (its greedy text), and its log
