@@ -19,6 +19,12 @@ import yaml
 
 from assistant.schema import ConfigError, LeftOut, Setting, coerce, setting, unknown_keys, within
 
+_STAGE_GONE = "the hybrid stage it set was removed, as it did not pay (docs/hearing.md, \"Which stages pay\")."
+#: Keys an older config.yaml may still hold, and why they are read no more
+RETIRED: dict[str, str] = {f"hearing.whisper.{key}": _STAGE_GONE for key in (
+    "unprompted", "runners_up", "runner_up_distance", "weigh", "score_nearest", "score_distance", "score_within",
+    "score_margin", "first_within", "again_suppressed", "again_within")}
+
 T = TypeVar("T")
 
 DEFAULT_PATHS = ("config.yaml", "~/.config/omega-assistant/config.yaml")
@@ -132,6 +138,10 @@ class Config:
                                        "using the defaults."])
         config = cls(data, lines, path, [])
         for key, near in unknown_keys(data):
+            if key in RETIRED:
+                config.problems.append(f"{config.where(key)}: {key!r} is no longer a setting: {RETIRED[key]} "
+                                       "It is ignored; delete the line.")
+                continue
             hint = f"; did you mean {near!r}?" if near else " (config.yaml lists every setting)."
             config.problems.append(f"{config.where(key)}: {key!r} is not a setting{hint} It is ignored.")
         return config

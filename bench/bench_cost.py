@@ -7,13 +7,13 @@ Hears held-out clips (the synthetic held-out voices, the held-out recorded speak
 entries, table talk; each in the moment of play that asks for it, as ``bench_accuracy`` does)
 with the hybrid as configured, and measures the CPU time (process time, every thread) each
 utterance costs, split by stage: Whisper's encoder (the utterance alone for the closed stage,
-the free text's window: ``hearing.whisper.window``), its decoder (the grammar search and Whisper's own reading,
-on the numpy decoder; or CTranslate2's beam search: the first transcripts, the unprompted retry,
-the second hearing), its weighing of
-commands (forced decoding and alignment: ``score``), Whisper's other work (log-mel, noise
-suppression), and the first pass (PocketSphinx: the rest, split into its work while the player
-speaks and at the end of speech). It also times Whisper tiny on a
-4 s command alone, the job a published Raspberry Pi measurement timed, which gives the ratio
+the free text's window: ``hearing.whisper.window``), its decoder (the grammar search and
+Whisper's own reading, on the numpy decoder; or CTranslate2's beam search: the free text's
+transcripts and the last try's, ``as_sentences``), its weighing of the last try's command
+against its first transcript (forced decoding and alignment: ``score``), Whisper's other work
+(log-mel, noise suppression), and the first pass (PocketSphinx: the rest, split into its work
+while the player speaks and at the end of speech). It also times Whisper tiny on a 4 s command
+alone, the job a published Raspberry Pi measurement timed, which gives the ratio
 of a Pi to this machine for that model.
 
 The cost model (an ESTIMATE, not a measurement on a Pi): the time from the end of speech to

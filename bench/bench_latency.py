@@ -18,17 +18,13 @@ the player's speech to the first sample of the answer handed to the speaker. Per
   utterance the hybrid always asks Whisper, so the time is the same as when a doubted
   utterance reaches the end in play. Each turn counts only when answered the case's way
   (``LiveLoop.on_action`` says whether an answer was early); the others are reported.
-  And **Whisper decides at its second hearing**: clips of those voices in white noise (10 or
-  5 dB) that the hybrid takes only when Whisper hears them once more through the noise
-  suppressor (``again_suppressed``; checked first on each clip as the microphone gets it,
-  with it off and on): the slowest way a command is taken.
 - whisper: the Piper clips, every answer from Whisper at the end of the utterance.
 
 An engine that cannot be opened here is listed as not available. Prints the median and the
 90th percentile of each case, and how many turns got no answer within 20 s; each turn goes to
 stderr as it is measured. Each turn takes about 10-15 s (the answer is spoken out, then a
 quiet second), plus 4 warm-up turns and about a minute of start-up per engine: the default
-(12 trials; 2 + 3 + 1 cases) takes about 20 minutes on this machine, --trials 3 about 7.
+(12 trials; 2 + 2 + 1 cases) takes about 20 minutes on this machine, --trials 3 about 7.
 """
 
 from __future__ import annotations
@@ -39,7 +35,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -58,7 +54,7 @@ from assistant.session import Session  # noqa: E402
 from assistant.voice.announcer import SpokenAnnouncer  # noqa: E402
 from bench.results import Results  # noqa: E402
 from tests.audio_env import RATE, ensure_audio, private_mic  # noqa: E402
-from tests.support.spoken import HELD_OUT_SPEAKERS, TUNING_SPEAKERS, ClipMaker, Speaker, add_noise  # noqa: E402
+from tests.support.spoken import HELD_OUT_SPEAKERS, TUNING_SPEAKERS, ClipMaker, Speaker  # noqa: E402
 from tests.test_live_e2e import MicFeeder, piper_clip  # noqa: E402
 
 Int16 = np.ndarray
@@ -143,49 +139,6 @@ def doubted_clips(config: Config, session: Session, count: int = 3, cache: Path 
     return found
 
 
-def as_fed(clip: Int16) -> Int16:
-    """``clip`` as the microphone gets it from ``MicFeeder``: after a second of its quiet, with its
-    faint noise, and half a second of quiet after it (where the noise of a noisy clip starts and
-    stops with the clip, the utterance's edges are heard as they will be live)."""
-    quiet = np.zeros(RATE, dtype=np.int16)
-    whole = np.concatenate([quiet, clip, quiet[:RATE // 2]]).astype(np.float64)
-    return np.clip(whole + np.random.default_rng(0).normal(0, 8, len(whole)), -32768, 32767).astype(np.int16)
-
-
-def second_hearing_clips(config: Config, session: Session, count: int = 3, cache: Path | None = None
-                         ) -> list[Int16]:
-    """Clips in white noise (10 or 5 dB SNR) of the voices ``doubted_clips`` uses, that the
-    hybrid takes right only at its second hearing: with ``again_suppressed`` 0 it takes nothing,
-    as it is (Whisper hearing them once more through the noise suppressor) it takes the command
-    said. The slowest way a command is taken: the first pass, Whisper's whole first decision
-    and a second hearing (empty if Whisper cannot be opened or none is found)."""
-    settings = HearingSettings.from_config(config)
-    if not settings.again_suppressed:
-        print("  (the second hearing is off in the settings)")
-        return []
-    intents = session.allowed_intents()
-    try:
-        once = open_ear(replace(settings, again_suppressed=0), session.sentences, intents, "hybrid", fallback=False)
-        twice = open_ear(settings, session.sentences, intents, "hybrid", fallback=False)
-    except (ModelError, ValueError) as error:
-        print(f"  (no clips for a second hearing: {error})")
-        return []
-    maker = ClipMaker(cache)
-    found: list[Int16] = []
-    for seed, (text, speaker, snr) in enumerate((t, v, snr) for snr in (10, 5) for t in DOUBT_TEXTS
-                                                for v in ESPEAK_VOICES):
-        expected = session.sentences.match(text, intents)
-        if expected is None or len(found) >= count:
-            continue
-        clip = add_noise(maker.say(text, speaker), "white", snr, seed=seed)
-        heard = only_second_takes(once, twice, as_fed(clip), expected)
-        if heard is not None:
-            print(f"  the second hearing decides: {text!r} said by {speaker.label} in white noise {snr} dB "
-                  f"(the first hearing: {getattr(heard, 'reason', '')})")
-            found.append(clip)
-    return found
-
-
 def measure(engine: str, trials: int, warm_up: int = 4, cache: Path | None = None,
             whisper_model: str = DEFAULT_WHISPER_MODEL) -> dict[str, list[float]] | None:
     """One session and one speaker per engine, its cases alternating trial by trial (a fair pairing)."""
@@ -209,9 +162,6 @@ def measure(engine: str, trials: int, warm_up: int = 4, cache: Path | None = Non
             doubted = doubted_clips(config, session, cache=cache)
             if doubted:
                 cases.append(Case("Whisper decides (first pass doubts)", False, doubted, answered_early=False))
-            again = second_hearing_clips(config, session, cache=cache)
-            if again:
-                cases.append(Case("Whisper decides at its second hearing", False, again, answered_early=False))
         else:
             cases = [Case("every answer from Whisper", True, piper)]
         with private_mic("latency") as mic:

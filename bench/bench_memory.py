@@ -6,8 +6,9 @@
 Starts `assistant play GAME` (the recognizer given; ``auto`` is the hybrid listener when
 Whisper is installed), speaks a sign-on, a line of table talk (the hybrid takes nothing from
 it, so every stage of its hearing that is on runs: the first pass, Whisper's free text and its
-reading held to the grammar; the second hearing through the noise suppressor, off by default,
-only when switched on: it says whether that library was loaded), a question and a request
+reading held to the grammar; the noise suppressor Whisper hears through
+(``hearing.whisper.noise_suppression``), off by default, only when switched on: it says whether
+that library was loaded), a question and a request
 for the commands (a 130-character answer) into the virtual microphone (the Piper voice), and
 reads the peak resident memory (VmHWM in /proc) of the assistant and of the processes it
 started (the microphone's own process) while the game runs: the sum of their peaks (VmHWM;
@@ -54,7 +55,8 @@ STEPS: list[tuple[str, str | None]] = [
     ("what can I say", "BSAT1: You can say")]
 #: times a step is said before it is given up (a misheard command is said again)
 TRIES = 3
-#: The noise suppressor's library, loaded only for a second hearing (assistant/hearing/audio.py)
+#: The noise suppressor's library, loaded only when Whisper hears through it (hearing.whisper.noise_suppression;
+#: assistant/hearing/audio.py)
 SUPPRESSOR_LIBRARY = "webrtc_noise_gain"
 
 
@@ -104,7 +106,7 @@ class Peaks:
     pss: int = 0
     children_seen: int = 0
     answered: int = 0  # the steps that got their answer
-    suppressor: bool = False  # the second hearing's library was seen loaded in the assistant
+    suppressor: bool = False  # the noise suppressor's library was seen loaded in the assistant
 
     def read(self, pid: int) -> None:
         self.suppressor = self.suppressor or mapped(pid, SUPPRESSOR_LIBRARY)
@@ -277,8 +279,8 @@ def _main(args: argparse.Namespace, results: Results) -> int:
           f"(the highest run's sum of peaks, the larger figure)")
     if args.recognizer in ("auto", "hybrid"):
         loaded = any(held.suppressor for held in runs)
-        print(f"  the second hearing's noise suppressor was {'' if loaded else 'not '}loaded "
-              "(it is only when hearing.whisper.again_suppressed is on; off by default)")
+        print(f"  the noise suppressor was {'' if loaded else 'not '}loaded "
+              "(it is only when hearing.whisper.noise_suppression is on; off by default)")
     return 0
 
 

@@ -1,9 +1,9 @@
-"""How the hybrid's Whisper thresholds trade commands heard against table talk taken.
+"""How the hybrid's free-text stages trade commands heard against table talk taken: the veto's
+``confirm_distance`` and the last try (``as_sentences``).
 
-    .venv/bin/python bench/veto_study.py --voices tuning --out /tmp/veto-tuning.jsonl [--bare]
+    .venv/bin/python bench/veto_study.py --voices tuning --out /tmp/veto-tuning.jsonl
         [--conditions clean "white 20 dB" "white 10 dB" "babble 20 dB" "babble 10 dB" reverb "reverb+babble 10"]
     .venv/bin/python bench/veto_study.py --simulate /tmp/veto-tuning.jsonl
-    .venv/bin/python bench/veto_study.py --restyle /tmp/veto-tuning.jsonl --voices tuning --out /tmp/styled.jsonl
     .venv/bin/python bench/veto_study.py --rehear /tmp/veto-tuning.jsonl --voices tuning --intents start_listening \
         --out /tmp/reheard.jsonl
     .venv/bin/python bench/veto_study.py --table /tmp/veto-tuning.jsonl /tmp/veto-held-out.jsonl
@@ -11,22 +11,30 @@
 The first form hears bench_accuracy's clips (``--per-intent 1 --talk-voices 1``: every intent
 of every game and 64 table-talk lines) said by one voice set (tuning or held-out) in the
 ``--conditions`` (default: clean, white noise 20 dB, babble 20 dB, reverberant), once, and
-records what the hybrid's decision is made of: the streaming first pass's command and its
-words, Whisper's three best transcripts, what is spotted in each, the distances the decision
-compares, Whisper's score of the commands nearest them, and (``--bare``) Whisper's transcripts
-of the same audio without the prompt, and its transcript under the last try's prompt (each
-example a sentence: ``--restyle`` adds it to a record made without it). The clips are heard in
-a fixed shuffled order, so a record cut short is a fair sample, and running the same command
-again takes it up where it stopped. The second form replays the hybrid's decision
-(``Ear.decide``) on those records for a grid of its thresholds: ``confirm_distance`` and
-``runner_up_distance``, then Whisper's score weighing (``score_within``, ``score_margin``,
-``first_within``) with and without the unprompted transcript and the last try, printing
-commands right, wrong and table talk taken: thresholds are chosen on the tuning voices and read
-off on the held-out ones. ``--table`` prints both voice sets' records per condition, as
-bench_accuracy does (a replay of the decision on recorded inputs: Whisper heard each whole
-clip, where bench_accuracy's hybrid hears the utterance the first pass's endpointer cut). All
-seven conditions with ``--bare`` take about 50 minutes per voice set on this 2-core machine
-(two sets at once).
+records what the free-text stages decide on: the streaming first pass's command and its
+words, Whisper's three best transcripts (prompted with the game's examples), what is spotted
+in each, how far each is from the first pass's command (what the veto compares with
+``confirm_distance``), and Whisper's transcript under the last try's prompt (each example a
+sentence: ``as_sentences``), the command spotted in it and Whisper's scores of that command
+and of its first transcript. The clips are heard in a fixed shuffled order, so a record cut
+short is a fair sample, and running the same command again takes it up where it stopped.
+``--rehear`` hears the clips of some commands again into a new record, with the listening
+moments as they are now (a change to the moment a command is asked in).
+
+The second form replays the hybrid's real stages (``SecondOpinion.cascade``, on a ``Case``
+per record) for a grid of their thresholds, one changed at a time from the defaults:
+``confirm_distance``, then ``as_sentences_within`` with the last try on; and with each stage
+switched off; printing commands right, wrong and table talk taken: thresholds are chosen on
+the tuning voices and read off on the held-out ones. ``--table`` prints both voice sets'
+records per condition, as bench_accuracy does, with the defaults and with the last try
+switched the other way. A replay is of the free-text stages alone (spot, veto, as_sentences),
+with Whisper writing the free text (``hearing.whisper.free_text`` true): the records hold
+neither the grammar search (the closed stage, switched off in the replay;
+bench/closed_study.py and closed_order_study.py replay it on bench_accuracy's rows) nor the
+own reading the free-text stages read in the free text's place when ``free_text`` is off. It
+is a replay on recorded inputs: Whisper heard each whole clip, where bench_accuracy's hybrid
+hears the utterance the first pass's endpointer cut. Recording one condition of one voice set
+(169 clips) takes under 3 minutes on this 2-core machine (``--threads 1``); a replay, seconds.
 """
 
 from __future__ import annotations
@@ -45,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
-from assistant.hearing import STAGE_NAMES, HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
+from assistant.hearing import HearingSettings, NotRecognized, Transcript, open_ear  # noqa: E402
 from assistant.hearing.pipeline import Case  # noqa: E402
 from assistant.hearing.recognizer import Ear, SecondOpinion, prompt_as_sentences, written  # noqa: E402
 from assistant.hearing.spotting import Spotter  # noqa: E402
@@ -54,7 +62,6 @@ from assistant.hearing.whisper_engine import (  # noqa: E402
     DEFAULT_WHISPER_MODEL,
     KNOWN_MODELS,
     WhisperSettings,
-    model_score_distance,
 )
 from assistant.sentences import SentenceSet  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
@@ -70,18 +77,10 @@ from bench.bench_accuracy import (  # noqa: E402
 )
 from tests.support.spoken import TUNING_SPEAKERS, ClipMaker, babble  # noqa: E402
 
-TINY_SCORE_DISTANCE = model_score_distance(DEFAULT_WHISPER_MODEL)
 STUDY_CONDITIONS = ("clean", "white 20 dB", "babble 20 dB", "reverb")
+#: Whisper's best transcripts a record holds (hearing.whisper.hypotheses up to this is replayed)
+HYPOTHESES = 3
 CONFIRM = (0.3, 0.4, 0.5, 0.6)
-RUNNER_UP = (0.4, 0.6, 0.8)
-#: the commands nearest each transcript a record scores (its "cands" carry their rank, so
-#: score_nearest up to this is replayed)
-NEAREST = 6
-SCORE_NEAREST = (1, 2, 3, 4, 5, 6)
-SCORE_WITHIN = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
-SCORE_MARGIN = (2.0, 3.0, 4.0)
-SCORE_DISTANCE = (0.6, 0.8, 0.9, 1.0, 1.2, 1.5, 2.0, 5.0)
-FIRST_WITHIN = (0.0, 6.0, 8.0, 10.0, 12.0, 14.0)
 AS_SENTENCES_WITHIN = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 20.0, 1000.0)
 
 
@@ -130,8 +129,7 @@ def study_ears(model: str = DEFAULT_WHISPER_MODEL, threads: int = 0, suppression
 
 
 def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CONDITIONS,
-           bare_decode: bool = False, model: str = DEFAULT_WHISPER_MODEL, threads: int = 0,
-           suppression: int | None = None) -> None:
+           model: str = DEFAULT_WHISPER_MODEL, threads: int = 0, suppression: int | None = None) -> None:
     games, moments, ears = study_ears(model, threads, suppression)
     maker = ClipMaker(cache)
     noise = babble(maker)
@@ -144,13 +142,13 @@ def record(voices: str, out: Path, cache: Path, study: Sequence[str] = STUDY_CON
                 continue
             game, expected = clip[0], clip[4]
             grammar = grammar_for(moments[game], expected.intent if expected else None) or games[game].intents
-            f.write(json.dumps(hear_clip(ears[game], grammar, maker, noise, clip, bare_decode)) + "\n")
+            f.write(json.dumps(hear_clip(ears[game], grammar, maker, noise, clip)) + "\n")
             f.flush()
             if i % 100 == 0:
                 print(f"{i} of {len(clips)} clips", file=sys.stderr, flush=True)
 
 
-def hear_clip(ear: Any, grammar: Any, maker: ClipMaker, noise: Any, clip: Clip, bare_decode: bool) -> dict[str, Any]:
+def hear_clip(ear: Any, grammar: Any, maker: ClipMaker, noise: Any, clip: Clip) -> dict[str, Any]:
     """One clip heard as the record keeps it: the first pass alone, then Whisper on the same
     audio (see the module's docstring), with ``grammar`` (the intents listened for)."""
     game, condition, text, speaker, expected, seed = clip
@@ -161,63 +159,34 @@ def hear_clip(ear: Any, grammar: Any, maker: ClipMaker, noise: Any, clip: Clip, 
     ear.second = None  # the first pass alone, then Whisper on the same audio
     first = ear.hear(audio)
     ear.second = second
-    texts = second.transcriber.hypotheses(audio.tobytes(), ear.prompt(), 3) or [""]
+    texts = second.transcriber.hypotheses(audio.tobytes(), ear.prompt(), HYPOTHESES) or [""]
     spots = [ear.spot(t) for t in texts]
     command = first.command if isinstance(first, Transcript) else None
     found = [s.command if isinstance(s, Transcript) else None for s in spots]
-    # Whisper's own score of the nearest commands (second.transcriber kept the audio's encoding)
-    near: dict[Any, Any] = {command: None} if command is not None else {}
-    source: dict[Any, str] = {command: "first"} if command is not None else {}
-    rank: dict[Any, int | None] = {command: None} if command is not None else {}
-    for t in texts:
-        for n, close in enumerate(second.spotter.nearest(t, ear.graph.intents, NEAREST)):
-            if close.command is not None and close.command not in near:
-                near[close.command] = close
-                source[close.command] = "whisper"
-            if close.command is not None and source[close.command] == "whisper":
-                rank[close.command] = min(n, rank.get(close.command, n))
     # the first pass's own words, even when it doubted or refused them
     heard = first.heard if isinstance(first, NotRecognized) else first.heard or first.text
-    for n, close in enumerate(second.spotter.nearest(heard, ear.graph.intents, NEAREST) if heard else []):
-        if close.command is not None and close.command not in near:
-            near[close.command] = close
-            source[close.command] = "heard"
-            rank[close.command] = n
-    first_text = first.text if isinstance(first, Transcript) else ""
-    sentences = [close.sentence if close is not None else first_text for close in near.values()]
-    scores = second.transcriber.score([texts[0]], ending=False) + second.transcriber.score(
-        [written(x) for x in sentences])
-    styled = styled_transcript(ear, None)  # on the kept encoding, scored under the first prompt
-    # Whisper again without the prompt (last: it replaces the kept encoding's prompt)
-    bare = (second.transcriber.hypotheses(audio.tobytes(), "", 3) or [""]) if bare_decode else []
-    bare_spots = [ear.spot(t) for t in bare]
+    # Whisper's score of its own first transcript (on the kept encoding), which the last try's must come near
+    free_score = second.transcriber.score([texts[0]], ending=False)[0]
+    styled = styled_transcript(ear)  # on the kept encoding, scored under the first prompt
     return {
         "game": game, "condition": condition.name, "voice": speaker.label, "text": text,
         "expected": [expected.intent, dict(expected.slots)] if expected else None,
         "first": [command.intent, dict(command.slots)] if command else None,
+        "first_text": first.text if isinstance(first, Transcript) else "",
         "texts": texts, "words": bool(ear.sentences.words(texts[0])),
         "spots": [[c.intent, dict(c.slots)] if c else None for c in found],
         "first_distances": [second.spotter.distance(t, command) for t in texts] if command else None,
-        "spot_distances": [second.spotter.distance(texts[0], c) if c else None for c in found],
-        "free_score": scores[0],
-        "cands": [[c.intent, dict(c.slots), x, close.distance if close is not None else None, sc,
-                   source[c], rank[c]]
-                  for (c, close), x, sc in zip(near.items(), sentences, scores[1:], strict=True)],
-        "heard": heard, "bare": bare,
-        "bare_spots": [[s.command.intent, dict(s.command.slots)]
-                       if isinstance(s, Transcript) and s.command else None for s in bare_spots],
+        "free_score": free_score, "heard": heard,
         **styled,
     }
 
 
-def styled_transcript(ear: Any, audio: bytes | None) -> dict[str, Any]:
+def styled_transcript(ear: Any) -> dict[str, Any]:
     """Whisper's transcript under the last try's prompt (each example a sentence:
     the as_sentences stage), the command spotted in it, and Whisper's score of that command as the
     whole transcript under the first prompt, as in play: a record's "styled", "styled_spot" and
-    "styled_score"."""
+    "styled_score" (the transcriber holds the audio's encoding under the first prompt already)."""
     second = ear.second
-    if audio is not None:  # None: the transcriber holds the audio's encoding under the first prompt already
-        second.transcriber.hypotheses(audio, ear.prompt(), 1)
     texts = second.transcriber.again(prompt_as_sentences(ear.sentences.help_for(ear.graph.intents)), 1)
     spotted = ear.spot(texts[0]) if texts else None
     command = spotted.command if isinstance(spotted, Transcript) else None
@@ -238,32 +207,6 @@ def recorded_clips(voices: str, records: Path, games: dict[str, SentenceSet]) ->
     return list(zip(clips, rows, strict=False))
 
 
-def restyle(voices: str, records: Path, out: Path, cache: Path, model: str = DEFAULT_WHISPER_MODEL) -> None:
-    """``records`` (made by an earlier version of this study) into ``out`` with Whisper's
-    last-try transcript added ("styled", "styled_spot", "styled_score") to every clip whose prompted transcript
-    spots nothing (the others never come to the last try): those clips are heard again (by
-    Whisper ``model``, which must be the one the records were made with)."""
-    games, moments, ears = study_ears(model)
-    pairs = recorded_clips(voices, records, games)
-    maker = ClipMaker(cache)
-    noise = babble(maker)
-    done = len(out.read_text().splitlines()) if out.exists() else 0
-    with out.open("a") as f:
-        for i, ((game, condition, text, speaker, expected, seed), row) in enumerate(pairs):
-            if i < done:
-                continue
-            row.update({"styled": None, "styled_spot": None, "styled_score": None})
-            if not row["spots"][0]:
-                ear = ears[game]
-                ear.set_intents(grammar_for(moments[game], expected.intent if expected else None)
-                                or games[game].intents)
-                row.update(styled_transcript(ear, make_clip(maker, text, speaker, condition, noise, seed).tobytes()))
-            f.write(json.dumps(row) + "\n")
-            f.flush()
-            if i % 100 == 0:
-                print(f"{i} of {len(pairs)} clips", file=sys.stderr, flush=True)
-
-
 def rehear(voices: str, records: Path, intents: Sequence[str], out: Path, cache: Path,
            model: str = DEFAULT_WHISPER_MODEL, threads: int = 0, suppression: int | None = None) -> None:
     """``records`` into ``out`` with the clips of commands of ``intents`` heard again (by Whisper
@@ -280,7 +223,7 @@ def rehear(voices: str, records: Path, intents: Sequence[str], out: Path, cache:
             game, expected = clip[0], clip[4]
             if expected is not None and expected.intent in intents:
                 grammar = grammar_for(moments[game], expected.intent) or games[game].intents
-                row = hear_clip(ears[game], grammar, maker, noise, clip, bool(row.get("bare")))
+                row = hear_clip(ears[game], grammar, maker, noise, clip)
                 heard += 1
             f.write(json.dumps(row) + "\n")
     print(f"{heard} of {len(pairs)} clips heard again", file=sys.stderr)
@@ -290,49 +233,65 @@ def rehear(voices: str, records: Path, intents: Sequence[str], out: Path, cache:
 REPLAYED_AUDIO = bytes(32_000)
 
 
-class Replayed:
-    """Whisper as a record kept it, for the real stages to decide on: its best transcripts, its
-    unprompted transcript (``--bare``), its last-try transcript (``--restyle``) and its scores of
-    the commands nearest what it wrote; a command the record holds no score for is one Whisper
-    would not end with (not taken). ``again``: the record of the same clip heard through the noise
-    suppressor (``--noise-suppression``), which the second hearing's stages are given."""
-
-    def __init__(self, row: dict[str, Any], ear: Any, again: dict[str, Any] | None = None) -> None:
-        self.rows = [row, again] if again is not None else [row]
-        self.ear = ear
-        self.heard = -1
-
-    @property
-    def row(self) -> dict[str, Any]:
-        return self.rows[min(self.heard, len(self.rows) - 1)]
+class _NoWhisper:
+    """Stands where Whisper would: a replay gives each case its record (``Replayed``), which
+    holds no grammar search (the closed stage is off in a replay)."""
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
-        return self.hypotheses(audio, prompt)[0]
+        raise ValueError("replays hear no audio")
+
+    def listen(self, audio: bytes, short: bool = False) -> bool:
+        raise ValueError("a record holds no grammar search: replay with the closed stage off")
+
+    def held_to(self, graph: Any, beam: int, keep: int = 8, span: float = 0.0) -> list[Any]:
+        raise ValueError("a record holds no grammar search: replay with the closed stage off")
+
+    def own_reading(self) -> tuple[str, float]:
+        raise ValueError("a record holds no grammar search: replay with the closed stage off")
 
     def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
-        self.heard += 1
-        if self.heard >= len(self.rows):
-            raise ValueError("the record holds no second hearing: replay with again_suppressed 0")
-        return list(self.row["texts"][:count])
+        raise ValueError("replays hear no audio")
 
     def again(self, prompt: str = "", count: int = 1) -> list[str]:
-        return list(self.row.get("styled") or [] if prompt else self.row.get("bare") or [])[:count]
+        raise ValueError("replays hear no audio")
 
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
-        row = self.row
-        scores = {written(c[2]): c[4] for c in row.get("cands", [])}
-        styled = row.get("styled") or []
-        spotted = self.ear.spot(styled[0]) if styled and row.get("styled_score") is not None else None
-        if isinstance(spotted, Transcript):
-            scores.setdefault(written(spotted.text), row["styled_score"])
-        return [row["free_score"] if not ending else scores.get(text, -math.inf) for text in texts]
+        raise ValueError("replays hear no audio")
 
     def let_go(self) -> None:
         pass
 
 
+class Replayed(_NoWhisper):
+    """Whisper as a record kept it, for the real stages to decide on: its best transcripts, its
+    last-try transcript, and its scores of that transcript's command and of its own first
+    transcript; any other command is one Whisper would not end with (not taken)."""
+
+    def __init__(self, row: dict[str, Any], ear: Any) -> None:
+        self.row = row
+        self.ear = ear
+
+    def transcribe(self, audio: bytes, prompt: str = "") -> str:
+        return self.hypotheses(audio, prompt)[0]
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+        return list(self.row["texts"][:count])
+
+    def again(self, prompt: str = "", count: int = 1) -> list[str]:
+        return list(self.row.get("styled") or [])[:count]
+
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
+        row = self.row
+        scores: dict[str, float] = {}
+        styled = row.get("styled") or []
+        spotted = self.ear.spot(styled[0]) if styled and row.get("styled_score") is not None else None
+        if isinstance(spotted, Transcript):
+            scores[written(spotted.text)] = row["styled_score"]
+        return [row["free_score"] if not ending else scores.get(text, -math.inf) for text in texts]
+
+
 def replay(row: dict[str, Any], ears: dict[str, Any], moments: dict[str, Any], games: dict[str, SentenceSet],
-           settings: HearingSettings, again: dict[str, Any] | None = None) -> Any:
+           settings: HearingSettings) -> Any:
     """What the hybrid's real stages (assistant/hearing/pipeline.py) decide on a recorded clip with
     ``settings``: the command taken ([intent, slots]), or None."""
     ear = ears[row["game"]]
@@ -340,17 +299,14 @@ def replay(row: dict[str, Any], ears: dict[str, Any], moments: dict[str, Any], g
     ear.set_intents(grammar_for(moments[row["game"]], expected[0] if expected else None)
                     or games[row["game"]].intents)
     if row["first"]:
-        said = next((c[2] for c in row.get("cands", []) if len(c) > 5 and c[5] == "first"), row["heard"])
+        said = row.get("first_text") or row["heard"]
         first: Transcript | NotRecognized = Transcript(said, 1.0, row["heard"], Command(row["first"][0],
                                                                                          row["first"][1]))
     else:
         first = NotRecognized(row["heard"], "the first pass took nothing", 0.0)
-    if again is None:
-        settings = replace(settings, again_suppressed=0)
     second = ear.second
     assert second is not None
-    decided = second.cascade.decide(Case(ear, Replayed(row, ear, again), second.spotter, settings, first,
-                                         REPLAYED_AUDIO))
+    decided = second.cascade.decide(Case(ear, Replayed(row, ear), second.spotter, settings, first, REPLAYED_AUDIO))
     command = decided.command if isinstance(decided, Transcript) else None
     return [command.intent, dict(command.slots)] if command is not None else None
 
@@ -375,33 +331,27 @@ def same_clips(rows: list[dict[str, Any]], like: list[dict[str, Any]], path: Pat
     return rows[:len(like)]
 
 
-def paired(rows: list[dict[str, Any]], again: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
-    """``rows`` (as far as ``again`` goes), each with its clip's row of ``again`` (the same clips
-    heard through noise suppression: --noise-suppression) as its "again"."""
-    for i, (row, other) in enumerate(zip(rows, again, strict=False)):
-        if clip_of(row) != clip_of(other):
-            raise SystemExit(f"{path} line {i + 1} is not the clip of the records it is paired with")
-        row["again"] = other
-    return rows[:len(again)]
-
-
 class Replay:
     """Every game's real Ear (its stages, its spotter) for replaying records made with Whisper
     ``model``; spotting a text again under the same grammar is remembered (a grid replays the
-    same transcripts many times)."""
+    same transcripts many times). The settings are the defaults but for what a record cannot
+    replay: the free text is written (``free_text``) and the closed stage is off (no record
+    holds Whisper's own reading or its grammar search)."""
 
     def __init__(self, model: str = DEFAULT_WHISPER_MODEL) -> None:
         self.games = {name: game_module(name).sentences() for name in GAMES}
         self.moments = {name: listening_moments(name) for name in self.games}
-        self.settings = HearingSettings(recognizer="hybrid", whisper=WhisperSettings(model=model))
+        self.settings = HearingSettings(recognizer="hybrid", whisper=WhisperSettings(model=model), free_text=True,
+                                        closed=False)
         self.ears = {name: Ear(TextRecognizer(), sentences,
-                               second=SecondOpinion(_NoWhisper(), Spotter(sentences), self.settings))
+                               second=SecondOpinion(_NoWhisper(), Spotter(sentences, settings=self.settings.spot),
+                                                    self.settings))
                      for name, sentences in self.games.items()}
         for ear in self.ears.values():
             ear.spot = _remembered(ear)  # type: ignore[method-assign]
 
     def decide(self, row: dict[str, Any], settings: HearingSettings) -> Any:
-        return replay(row, self.ears, self.moments, self.games, settings, row.get("again"))
+        return replay(row, self.ears, self.moments, self.games, settings)
 
     def tally(self, rows: list[dict[str, Any]], settings: HearingSettings) -> str:
         """Commands right, wrong, and table talk taken with ``settings``; and right per condition."""
@@ -419,25 +369,6 @@ class Replay:
                 f"{taken:>4}/{len(talk)}   {' '.join(per)}")
 
 
-class _NoWhisper:
-    """Stands where Whisper would: a replay gives each case its record (``Replayed``)."""
-
-    def transcribe(self, audio: bytes, prompt: str = "") -> str:
-        raise ValueError("replays hear no audio")
-
-    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
-        raise ValueError("replays hear no audio")
-
-    def again(self, prompt: str = "", count: int = 1) -> list[str]:
-        raise ValueError("replays hear no audio")
-
-    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
-        raise ValueError("replays hear no audio")
-
-    def let_go(self) -> None:
-        pass
-
-
 def _remembered(ear: Ear) -> Any:
     spot = ear.spot
     known: dict[tuple[str, frozenset[str]], Any] = {}
@@ -453,45 +384,39 @@ def _remembered(ear: Ear) -> Any:
 
 def simulate(paths: Sequence[Path], model: str = DEFAULT_WHISPER_MODEL) -> None:
     """The real stages replayed on records made with Whisper ``model`` for a grid of their
-    thresholds (one changed at a time from the defaults) and with each stage switched off."""
+    thresholds (one changed at a time from the defaults) and with each stage that is on switched
+    off."""
     study = Replay(model)
     d = study.settings
-    bare_needed = "(needs --bare records)"
+    second = next(iter(study.ears.values())).second
+    assert second is not None
+    stages = [stage.name for stage in second.cascade.free_text if stage.on(d)]
     for path in paths:
         rows = read_records(path)
         print(f"{path}: {sum(1 for r in rows if r['expected'])} command clips, "
               f"{sum(1 for r in rows if not r['expected'])} table-talk clips; per condition: "
               f"{', '.join(sorted({r['condition'] for r in rows if r['expected']}))}")
-        print(f"setting  value  commands right   wrong  table talk   per condition (unprompted {bare_needed})")
+        print("setting  value  commands right   wrong  table talk   per condition")
         print(f"the defaults  {study.tally(rows, d)}")
-        grid: dict[str, Sequence[Any]] = {"confirm_distance": CONFIRM, "runner_up_distance": RUNNER_UP,
-                                          "score_within": SCORE_WITHIN, "score_margin": SCORE_MARGIN,
-                                          "score_distance": SCORE_DISTANCE, "score_nearest": SCORE_NEAREST,
-                                          "first_within": FIRST_WITHIN,
-                                          "as_sentences_within": AS_SENTENCES_WITHIN}
+        grid: dict[str, Sequence[Any]] = {"confirm_distance": CONFIRM, "as_sentences_within": AS_SENTENCES_WITHIN}
         for name, values in grid.items():
             for value in values:
                 these = replace(d, **{name: value, "as_sentences": d.as_sentences or name == "as_sentences_within"})
                 print(f"{name} {value}  {study.tally(rows, these)}")
-        for stage in STAGE_NAMES:
+        for stage in stages:
             print(f"without {stage}  {study.tally(rows, d.without(stage))}")
 
 
 def table(tuning: Path, held_out: Path, like: Sequence[Path] | None = None,
-          model: str = DEFAULT_WHISPER_MODEL, again: Sequence[Path] | None = None) -> None:
+          model: str = DEFAULT_WHISPER_MODEL) -> None:
     """Per condition, as bench_accuracy prints it: commands right on the tuning voices, the
     held-out voices and all, and table talk taken, by the hybrid's real stages with the default
     settings, and with its last try (as_sentences) switched the other way. ``like``: records of
     the two voice sets (another model's, say) whose clips alone are counted; ``model``: the
-    Whisper model the records were made with (its own thresholds are the defaults); ``again``:
-    records of the same clips made with --noise-suppression, given to the second hearing."""
+    Whisper model the records were made with."""
     study = Replay(model)
     d = study.settings
     sets = [read_records(path) for path in (tuning, held_out)]
-    if again:
-        sets = [paired(rows, read_records(other), other) for rows, other in zip(sets, again, strict=True)]
-        print(f"heard again through noise suppression ({again[0]}, {again[1]}) when nothing was taken: "
-              f"the first {len(sets[0])} tuning and {len(sets[1])} held-out clips")
     if like:
         sets = [same_clips(rows, read_records(other), path)
                 for rows, other, path in zip(sets, like, (tuning, held_out), strict=True)]
@@ -526,7 +451,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where to record the clips' outcomes (JSON lines)")
     parser.add_argument("--conditions", nargs="+", default=list(STUDY_CONDITIONS),
                         help="conditions to record (names as bench_accuracy prints them)")
-    parser.add_argument("--bare", action="store_true", help="also record Whisper's transcripts without the prompt")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bench-clips"), help="clip cache folder")
     parser.add_argument("--whisper-model", default=DEFAULT_WHISPER_MODEL, choices=list(KNOWN_MODELS),
                         help="the Whisper model to record with (hearing.whisper.model); with --table and "
@@ -537,27 +461,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="Whisper hears through WebRTC noise suppression at this level (0 off; "
                              "default: hearing.whisper.noise_suppression's)")
     parser.add_argument("--simulate", type=Path, nargs="+", help="recorded files to replay the decision on")
-    parser.add_argument("--restyle", type=Path,
-                        help="a recorded file of --voices to add the last try's transcripts to, into --out")
     parser.add_argument("--rehear", type=Path,
                         help="a recorded file of --voices whose clips of --intents are heard again, into --out")
     parser.add_argument("--intents", nargs="+", default=[], help="with --rehear: the commands heard again")
     parser.add_argument("--table", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
                         help="records of the two voice sets: per condition, as bench_accuracy prints it")
-    parser.add_argument("--again", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
-                        help="with --table: records of the same clips made with --noise-suppression, whose "
-                             "decision counts where the first records' takes nothing (again_suppressed)")
     parser.add_argument("--like", type=Path, nargs=2, metavar=("TUNING", "HELD_OUT"),
                         help="with --table: count only the clips these records have (e.g. another model's, "
                              "cut short)")
     args = parser.parse_args(argv)
     if args.table:
-        table(args.table[0], args.table[1], like=args.like, model=args.whisper_model, again=args.again)
-        return 0
-    if args.restyle:
-        if args.out is None:
-            parser.error("--restyle FILE needs --out FILE")
-        restyle(args.voices, args.restyle, args.out, args.cache, args.whisper_model)
+        table(args.table[0], args.table[1], like=args.like, model=args.whisper_model)
         return 0
     if args.rehear:
         if args.out is None or not args.intents:
@@ -570,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.out is None:
         parser.error("--out FILE (or --simulate FILE...)")
-    record(args.voices, args.out, args.cache, args.conditions, args.bare, args.whisper_model, args.threads,
+    record(args.voices, args.out, args.cache, args.conditions, args.whisper_model, args.threads,
            args.noise_suppression)
     return 0
 

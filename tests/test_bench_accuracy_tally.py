@@ -34,8 +34,8 @@ def test_a_doubted_costly_command_is_asked_first_and_a_harmless_or_heard_one_is_
     repeat = sentences.match(sentences.words("repeat"))
     assert explore is not None and repeat is not None
     assert not sentences.intents[explore.intent].harmless and sentences.intents[repeat.intent].harmless
-    assert asked_first(sentences, Doubted("explore one zero zero", 0.5, "", explore, why="taken by weigh alone"))
-    assert not asked_first(sentences, Doubted("repeat", 0.5, "", repeat, why="taken by weigh alone"))
+    assert asked_first(sentences, Doubted("explore one zero zero", 0.5, "", explore, why="taken by as_sentences alone"))
+    assert not asked_first(sentences, Doubted("repeat", 0.5, "", repeat, why="taken by as_sentences alone"))
     assert not asked_first(sentences, Transcript("explore one zero zero", 0.9, "", explore))
     assert not asked_first(sentences, NotRecognized("explore", "vetoed"))
 
@@ -47,7 +47,7 @@ def test_the_box_s_costly_commands_heard_with_doubt_are_asked_first(words: str) 
     sentences = game_module("omega-virus").sentences()
     command = sentences.match(sentences.words(words))
     assert command is not None
-    assert asked_first(sentences, Doubted(words, 0.5, "", command, why="taken by weigh alone"))
+    assert asked_first(sentences, Doubted(words, 0.5, "", command, why="taken by as_sentences alone"))
 
 
 def test_wrong_commands_are_counted_acted_on_and_asked_first_apart_and_together() -> None:
@@ -69,12 +69,13 @@ def test_wrong_commands_are_counted_acted_on_and_asked_first_apart_and_together(
 
 
 class Written:
-    """Whisper writing given transcripts and scoring by a table, each call costing CPU seconds on a
-    clock of its own (the cascade's budget is kept by that clock)."""
+    """Whisper writing given transcripts (``styled``: written again prompted with sentences) and
+    scoring by a table, each call costing CPU seconds on a clock of its own (the cascade's budget
+    is kept by that clock)."""
 
-    def __init__(self, texts: list[str], plain: list[str] | None = None,
+    def __init__(self, texts: list[str], styled: list[str] | None = None,
                  scores: dict[str, float] | None = None) -> None:
-        self.texts, self.plain, self.scores = texts, plain or [], scores or {}
+        self.texts, self.styled, self.scores = texts, styled or [], scores or {}
         self.now = 0.0
 
     def clock(self) -> float:
@@ -89,7 +90,7 @@ class Written:
 
     def again(self, prompt: str = "", count: int = 1) -> list[str]:
         self.now += 0.5
-        return self.plain[:count] if not prompt else []
+        return self.styled[:count] if prompt else []
 
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
         self.now += 0.3
@@ -100,12 +101,12 @@ class Written:
 
 
 CASES = (
-    # (what the first pass wrote, Whisper's transcripts, unprompted, scores)
-    ("", ["Hit that.", "Hit it.", "Hit attack."], [], {"Hit that.": -6.2, "Attack.": -4.7}),  # weighed
+    # (what the first pass wrote, Whisper's transcripts, written again prompted with sentences, scores)
+    ("", ["Hit that.", "Hit it.", "Hit attack."], ["Attack."], {"Attack.": -4.7, "Hit that.": -6.2}),  # as_sentences
     ("", ["Let me think."], ["Hmm."], {}),  # nothing
     ("attack", ["Let me think about it."], ["Hmm."], {}),  # vetoed
     ("", ["Attack."], [], {}),  # spotted
-    ("", ["Let me think."], ["Attack."], {}),  # unprompted
+    ("", ["Let me think."], ["Attack."], {}),  # as_sentences wrote a command, far less likely: nothing
     ("roll", ["Roll."], [], {}),  # confirmed
 )
 
@@ -113,8 +114,8 @@ CASES = (
 def heard_with(settings: HearingSettings, case: tuple[str, list[str], list[str], dict[str, float]]
                ) -> tuple[Command | None, float, list[tuple[str, str, float]]]:
     """The command the real Ear and cascade decide, the CPU seconds it cost, and its steps."""
-    first, texts, plain, scores = case
-    whisper = Written(texts, plain, scores)
+    first, texts, styled, scores = case
+    whisper = Written(texts, styled, scores)
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), settings))
     assert e.second is not None
     e.second.cascade.clock = whisper.clock
@@ -124,11 +125,11 @@ def heard_with(settings: HearingSettings, case: tuple[str, list[str], list[str],
     return (decided.command if isinstance(decided, Transcript) else None), whisper.now, steps
 
 
-@pytest.mark.parametrize("budget", [100.0, 3.0, 2.0])
+@pytest.mark.parametrize("budget", [100.0, 3.0, 2.0, 1.2])
 def test_a_clip_is_taken_without_a_stage_only_when_hearing_it_again_would_give_the_same(budget: float) -> None:
     # every stage of the free text on (the closed stage, which decides alone, off: the reuse rule
-    # is for the free text's cascade)
-    settings = HearingSettings(again_suppressed=4, weigh=True, budget_seconds=budget, closed=False)
+    # is for the free text's cascade); at 1.2 CPU s the last one (as_sentences) is stopped
+    settings = HearingSettings(as_sentences=True, budget_seconds=budget, closed=False)
     taken = heard_again = 0
     for case in CASES:
         command, cpu, steps = heard_with(settings, case)
@@ -143,6 +144,19 @@ def test_a_clip_is_taken_without_a_stage_only_when_hearing_it_again_would_give_t
             assert without == command, (case, stage)
             assert same["cpu"] == pytest.approx(cpu_without), (case, stage)
     assert taken and heard_again
+
+
+def test_a_stage_that_decided_nothing_is_heard_again_when_its_seconds_would_have_let_a_later_one_run() -> None:
+    # as_sentences, the last of the free text's stages, decided nothing in 0.6 CPU s, and the
+    # closed check after it was stopped by the budget: without as_sentences it would have had
+    # 1.0 + 0.3 s, within a budget of 1.5 (heard again) but not of 1.2 (the row is kept, less 0.6 s)
+    steps = [("first", "nothing", 0.0), ("spot", "nothing", 1.0), ("veto", "nothing", 0.0),
+             ("as_sentences", "nothing", 0.6), ("closed", "stopped: 1.60 + 0.30 s is over the budget", 0.0)]
+    row = {"cpu": 1.6, "steps": steps}
+    assert unchanged_without("as_sentences", row, 1.5) is None
+    kept = unchanged_without("as_sentences", row, 1.2)
+    assert kept is not None and kept["cpu"] == pytest.approx(1.0) and kept["steps"] == steps
+    assert unchanged_without("spot", row, 1.2) is None  # spot writes the audio for the others
 
 
 def _played(cc: CommandCenter, command: Command) -> tuple[list[str], str]:

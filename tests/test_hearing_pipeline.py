@@ -44,7 +44,8 @@ class Clock:
 
 
 class Costly:
-    """A transcriber writing given transcripts, each call costing given CPU seconds on ``clock``."""
+    """A transcriber writing given transcripts (``plain``: what it writes again prompted with
+    sentences, the ``as_sentences`` stage), each call costing given CPU seconds on ``clock``."""
 
     def __init__(self, clock: Clock, texts: list[str], plain: list[str] | None = None,
                  hearing: float = 1.0, again: float = 0.5) -> None:
@@ -63,19 +64,19 @@ class Costly:
     def again(self, prompt: str = "", count: int = 1) -> list[str]:
         self.calls.append("again")
         self.clock.now += self.again_cost
-        return self.plain[:count] if not prompt else []
+        return self.plain[:count] if prompt else []
 
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
         self.calls.append("score")
-        return [-100.0 if ending else 0.0 for _ in texts]  # every command far less likely than what it wrote
+        # a command 1 less likely than what Whisper wrote first: within as_sentences_within
+        return [-1.0 if ending else 0.0 for _ in texts]
 
     def let_go(self) -> None:
         pass
 
 
 def ear(whisper: Costly, clock: Clock, **settings: float) -> Ear:
-    hearing = HearingSettings(**{"again_suppressed": 0, "closed": False, "unprompted": True, "runners_up": True,
-                                 **settings})  # type: ignore[arg-type]
+    hearing = HearingSettings(**{"closed": False, "as_sentences": True, **settings})  # type: ignore[arg-type]
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), hearing))  # type: ignore[arg-type]
     assert e.second is not None
     e.second.cascade.clock = clock
@@ -94,17 +95,17 @@ def test_every_stage_runs_in_order_and_reports_its_cost() -> None:
     assert [s.stage for s in e.steps] == ["first", *STAGE_NAMES]
     assert e.steps[-1].verdict == "off"  # closed (switched off in these tests)
     costs = {s.stage: s.seconds for s in e.steps}
-    assert costs["spot"] == 1.0 and costs["unprompted"] == 0.5 and costs["veto"] == 0.0
-    assert [s.verdict for s in e.steps if s.stage in ("as_sentences", "again")] == ["off", "off"]
+    assert costs["spot"] == 1.0 and costs["veto"] == 0.0 and costs["as_sentences"] == 0.5
+    assert [s.verdict for s in e.steps if s.stage in ("veto", "as_sentences")] == ["nothing", "nothing"]
 
 
 def test_a_stage_that_would_go_past_the_budget_is_not_run() -> None:
     clock = Clock()
     whisper = Costly(clock, ["Let me think."], ["Hmm."])
-    e = ear(whisper, clock, budget_seconds=SPOT + 0.1)  # spot fits; after its 1 s, unprompted does not
+    e = ear(whisper, clock, budget_seconds=SPOT + 0.1)  # spot fits; after its 1 s, nothing more does
     heard = hear(e, "")
     assert whisper.calls == ["hypotheses"]
-    assert [s.stage for s in e.steps] == ["first", "spot", "unprompted", "closed"]
+    assert [s.stage for s in e.steps] == ["first", "spot", "veto", "closed"]
     assert "stopped" in e.steps[-2].verdict
     # Whisper had its say and the first pass took nothing: what it decided stands (nothing: silence)
     assert isinstance(heard, NotRecognized) and not isinstance(heard, OverBudget), heard
@@ -132,43 +133,40 @@ def test_the_expected_cost_follows_what_a_stage_cost_here() -> None:
     assert e.second.cascade.expected["spot"] == pytest.approx(before + 0.3 * (3.0 - before))
     e.second.settings.budget_seconds = 2.0  # spot now expected below 2 s: it fits, then no more
     hear(e, "")
-    assert [s.stage for s in e.steps][-2] == "unprompted" and "stopped" in e.steps[-2].verdict
+    assert [s.stage for s in e.steps][-2] == "veto" and "stopped" in e.steps[-2].verdict
 
 
 @pytest.mark.parametrize("stage", FREE_TEXT)
 def test_a_stage_switched_off_is_skipped(stage: str) -> None:
     clock = Clock()
-    hearing = HearingSettings(again_suppressed=1, as_sentences=True, weigh=True, unprompted=True, runners_up=True,
-                              budget_seconds=100.0).without("closed", stage)
+    hearing = HearingSettings(as_sentences=True, budget_seconds=100.0).without("closed", stage)
     whisper = Costly(clock, ["Let me think."], ["Hmm."])
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), hearing))  # type: ignore[arg-type]
     assert isinstance(hear(e, ""), NotRecognized)
     verdicts = {s.stage: s.verdict for s in e.steps}
     assert verdicts[stage] == "off" and all(verdicts[other] != "off" for other in FREE_TEXT if other != stage)
-    if stage == "again":
-        assert whisper.calls.count("hypotheses") == 1  # not heard a second time
-    if stage == "unprompted":
-        assert "again" not in whisper.calls[:2]
+    assert whisper.calls.count("hypotheses") == 1  # written once, whichever stage reads it
+    assert ("again" in whisper.calls) == (stage != "as_sentences")  # written again only by the last try
 
 
 def test_a_command_only_a_guessing_stage_took_is_doubted() -> None:
     clock = Clock()
     heard = hear(ear(Costly(clock, ["Let me think."], ["Attack."]), clock), "")
-    assert isinstance(heard, Doubted) and heard.command == Command("attack") and "unprompted" in heard.why
+    assert isinstance(heard, Doubted) and heard.command == Command("attack") and "as_sentences" in heard.why
     spotted = hear(ear(Costly(clock, ["Attack."]), clock), "")
     assert isinstance(spotted, Transcript) and not isinstance(spotted, Doubted), spotted
 
 
 def test_the_veto_switched_off_lets_the_first_pass_command_stand() -> None:
     clock = Clock()
-    hearing = HearingSettings(again_suppressed=0).without("closed", "veto")
+    hearing = HearingSettings().without("closed", "veto")
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(Costly(clock, ["I would love some pizza."]),  # type: ignore[arg-type]
                                                           Spotter(CARDS), hearing))
     heard = hear(e, "attack")
     assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
     on = Ear(TextRecognizer(), CARDS, second=SecondOpinion(Costly(clock, ["I would love some pizza."]),  # type: ignore[arg-type]
                                                            Spotter(CARDS),
-                                                           HearingSettings(again_suppressed=0, closed=False)))
+                                                           HearingSettings(closed=False)))
     assert isinstance(hear(on, "attack"), NotRecognized)
 
 
@@ -257,7 +255,7 @@ def closed_ear(held: Held, clock: Clock, **settings: float) -> Ear:
     """The closed stage as the last word alone (no first look, not strict, not hearing a sentence
     because Whisper's own reading says its command; the free text written, ``held``'s scripted
     transcripts) unless ``settings`` say."""
-    hearing = HearingSettings(**{"again_suppressed": 0, "closed_margin": 3.0, "closed_fit": 1.0,  # type: ignore[arg-type]
+    hearing = HearingSettings(**{"closed_margin": 3.0, "closed_fit": 1.0,  # type: ignore[arg-type]
                                  "closed_ask_fit": 1.0, "closed_first": False, "closed_strict": False,
                                  "closed_reads": False, "free_text": True, **settings})
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(held, Spotter(CARDS), hearing))  # type: ignore[arg-type]

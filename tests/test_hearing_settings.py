@@ -43,7 +43,7 @@ def test_every_declared_key_is_a_field_of_hearing_settings_with_that_default() -
     for setting in SETTINGS:
         name = field_name(setting.key)
         if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256",
-                           "hearing.whisper.score_distance", "hearing.whisper.window", "hearing.whisper.free_text"):
+                           "hearing.whisper.window", "hearing.whisper.free_text"):
             continue  # a path, setup's own, and "auto" (None)
         owner = next((part for part in (settings.whisper, settings.spot) if hasattr(part, name)
                       and setting.key.startswith("hearing.whisper.")), settings)
@@ -52,7 +52,7 @@ def test_every_declared_key_is_a_field_of_hearing_settings_with_that_default() -
 
 
 def test_each_stage_has_a_switch_and_turning_it_off_in_config_or_settings_is_the_same() -> None:
-    assert STAGE_NAMES == ("spot", "unprompted", "veto", "runners_up", "weigh", "as_sentences", "again", "closed")
+    assert STAGE_NAMES == ("spot", "veto", "as_sentences", "closed")
     for stage in Cascade().stages:
         switch = stage.SETTINGS[0]
         assert type(switch.default) in (bool, int) and switch.key in BY_KEY, stage.name
@@ -74,10 +74,10 @@ def test_docs_hearing_md_shows_the_declared_settings() -> None:
 
 
 def test_a_bad_value_is_reported_and_its_declared_default_used(tmp_path: Path) -> None:
-    config = Config.from_text("hearing:\n  budget_seconds: -1\n  whisper:\n    unprompted: maybe\n")
+    config = Config.from_text("hearing:\n  budget_seconds: -1\n  whisper:\n    as_sentences: maybe\n")
     settings = HearingSettings.from_config(config)
     assert settings.budget_seconds == BY_KEY["hearing.budget_seconds"].default
-    assert settings.unprompted is BY_KEY["hearing.whisper.unprompted"].default is False
+    assert settings.as_sentences is BY_KEY["hearing.whisper.as_sentences"].default is False
     assert len(config.problems) == 2 and all("line" in p for p in config.problems), config.problems
 
 

@@ -331,7 +331,6 @@ def hybrid() -> Iterator[tuple[Ear, Recorded]]:
         # answer and has the last word, cannot read Korean; it is off here (closed: false, a
         # player's setting), and the free text's stages are asked as before
         config = settings("  vosk:\n    min_confidence: 0.0\n").__dict__ | {"recognizer": "hybrid",
-                                                                            "again_suppressed": 0,
                                                                             "closed": False}
         ear = open_ear(HearingSettings(**config), KOREAN, fallback=False)
         assert ear.recognizer.name == "vosk" and ear.second is not None and len(recorded) == 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import shutil
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -241,25 +241,6 @@ def whisper_ear():  # type: ignore[no-untyped-def]
     return open_ear(HearingSettings(recognizer="whisper"), OMEGA, MOVE, engine="whisper", fallback=False)
 
 
-@pytest.fixture(scope="module")
-def hybrid_ear() -> Callable[..., Ear]:
-    """The hybrid listener for a game, with these HearingSettings (the free text's stages: the
-    closed check off unless asked for), opened once in this module:
-    the cases of a parametrized test share it, as the clips of one case do (an opening loads
-    PocketSphinx's grammar and Whisper: about 0.9 s). A test that changes it does so through
-    monkeypatch, undone when it ends."""
-    ears: dict[str, Ear] = {}
-
-    def ear(game: str, **settings: Any) -> Ear:
-        key = f"{game} {sorted(settings.items())}"
-        if key not in ears:
-            hearing = HearingSettings(recognizer="hybrid", **{"closed": False, **settings})
-            ears[key] = open_ear(hearing, game_module(game).sentences(), None, engine="hybrid", fallback=False)
-        return ears[key]
-
-    return ear
-
-
 COMMANDS = [
     ("explore room one two zero", Command("explore", {"d1": "1", "d2": "2", "d3": "0"})),
     ("teleport", Command("teleport", {})),
@@ -352,56 +333,6 @@ def test_the_hybrid_listener_lets_whisper_decide_what_the_first_pass_missed(
     assert whisper._reader is None and whisper._free is None
 
 
-def test_what_whisper_took_nothing_from_is_heard_again_through_the_suppressor(
-        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
-    """again_suppressed: an utterance the hybrid takes nothing from (table talk in white noise)
-    is written by Whisper a second time, from the suppressor's output; one it takes a command
-    from is heard once. Real PocketSphinx, Whisper and suppressor; the transcriber is only watched."""
-    import numpy as np
-
-    from assistant.hearing.audio import suppress_noise
-    from tests.support.spoken import add_noise
-
-    ear = open_ear(HearingSettings(recognizer="hybrid", closed=False, again_suppressed=4, budget_seconds=60.0),
-                   OMEGA, MOVE, engine="hybrid", fallback=False)
-    assert ear.second is not None and ear.second.again_suppressed == 4
-    heard: list[bytes] = []
-    transcriber = ear.second.transcriber
-    real = transcriber.hypotheses
-
-    def watched(audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
-        heard.append(audio)
-        return real(audio, prompt, count)
-
-    monkeypatch.setattr(transcriber, "hypotheses", watched)
-    talk = add_noise(maker.say("can you pass me the chips", OTHER_VOICES[0]), "white", 10.0, None, seed=2)
-    result = ear.hear(talk)
-    assert not (isinstance(result, Transcript) and result.command is not None), result
-    assert len(heard) == 2, len(heard)
-    first = np.frombuffer(heard[0], dtype=np.int16)
-    assert np.array_equal(np.frombuffer(heard[1], dtype=np.int16), suppress_noise(first, 4))
-    heard.clear()
-    said = ear.hear(maker.say("explore room one zero two", OTHER_VOICES[1]))
-    assert isinstance(said, Transcript) and said.command == Command("explore", {"d1": "1", "d2": "0", "d3": "2"}), said
-    assert len(heard) <= 1  # taken by the first pass alone, or by Whisper's first hearing
-
-
-def test_hearing_again_without_the_suppressor_s_package_says_so_and_hears_once(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    found = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *rest: None if name == "webrtc_noise_gain" else found(name, *rest))
-    warnings: list[str] = []
-    settings = HearingSettings(recognizer="hybrid", again_suppressed=4)
-    ear = open_ear(settings, OMEGA, MOVE, engine="hybrid", warn=warnings.append)
-    assert ear.second is not None and ear.second.again_suppressed == 0
-    assert any("webrtc-noise-gain" in w and "hears each utterance once" in w for w in warnings), warnings
-    with pytest.raises(ModelError, match="webrtc-noise-gain"):
-        open_ear(settings, OMEGA, MOVE, engine="hybrid", fallback=False)
-
-
 def test_setup_downloads_tiny_en_when_no_copy_is_installed(server: tuple[str, Path], tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """`assistant setup` with no packaged model: the official files (here served from the packaged
@@ -430,72 +361,6 @@ def test_setup_downloads_tiny_en_when_no_copy_is_installed(server: tuple[str, Pa
     again = io.StringIO()
     assert setup_main(argparse.Namespace(skip_voices=True), config, again) == 0
     assert "checksums verified" in again.getvalue() and "Whisper: downloading" not in again.getvalue()
-
-
-def misheard(ear: Ear, texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whisper in ``ear`` writes ``texts`` (its best transcript first) for whatever it hears,
-    and the best one when asked again, with or without a prompt; it still hears the audio for
-    real first, so what it scores (``score``) is scored on the real encoding. And the first pass
-    takes nothing, so that only Whisper's stages decide."""
-    assert ear.second is not None
-    transcriber = ear.second.transcriber
-    real_hypotheses, real_again = transcriber.hypotheses, transcriber.again
-
-    def hypotheses(audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
-        real_hypotheses(audio, prompt, count)  # the encoding that score() and again() reuse
-        return texts[:count]
-
-    def again(prompt: str = "", count: int = 1) -> list[str]:
-        real_again(prompt, count)
-        return texts[:1]
-
-    def took_nothing(transcript: Transcript) -> NotRecognized:
-        return NotRecognized(transcript.text, "the first pass took nothing (made so by the test)",
-                             transcript.confidence)
-
-    monkeypatch.setattr(transcriber, "hypotheses", hypotheses)
-    monkeypatch.setattr(transcriber, "again", again)
-    monkeypatch.setattr(ear, "judge", took_nothing)
-
-
-MISHEARD = ["Hit that.", "Hit attack."]
-
-
-@pytest.mark.parametrize("voice", [OTHER_VOICES[0], Speaker("piper", "joe", 0.9, 1.0, 0.4, 0.5)],
-                         ids=lambda voice: voice.label)
-def test_the_hybrid_takes_a_short_command_whisper_scores_above_its_own_longer_transcript(
-        maker: ClipMaker, hybrid_ear: Callable[..., Ear], monkeypatch: pytest.MonkeyPatch, voice: Speaker) -> None:
-    """Whisper's beam ranks by mean token likelihood, so it may write a longer mishearing ("Hit
-    that.", as tiny.en did for a slow Piper "attack", with "Hit attack." next) where it finds the
-    short command ("Attack.") likelier over its tokens. The mishearing is made here (Whisper is
-    made to write those two, and the first pass to take nothing); the scores are the real
-    model's of the real clip. Weighing the commands nearest the transcripts takes attack (none
-    is spotted in them, and the lesser one is too far from the best for a runner-up); without
-    weighing, nothing is taken."""
-    clip = maker.say("attack", voice)
-    weighing = hybrid_ear("msx-cards", weigh=True, budget_seconds=60.0)
-    misheard(weighing, MISHEARD, monkeypatch)
-    heard = weighing.hear(clip)
-    assert isinstance(heard, Transcript) and heard.command == Command("attack", {}), heard
-    assert heard.heard == "Hit that.", heard  # taken from the mishearing, by weighing it
-    plain = hybrid_ear("msx-cards", weigh=True, score_nearest=0, budget_seconds=60.0)
-    misheard(plain, MISHEARD, monkeypatch)
-    assert not isinstance(plain.hear(clip), Transcript)
-
-
-@pytest.mark.parametrize("game, line", [("msx-cards", "that attack was unfair"),
-                                        ("msx-cards", "can you pass me the chips"),
-                                        ("prologue", "keep going, you're nearly there")])
-def test_weighing_takes_no_table_talk(maker: ClipMaker, hybrid_ear: Callable[..., Ear], game: str, line: str) -> None:
-    # The last: talk that starts with a command ("keep going") is not taken, because Whisper,
-    # made to write "Keep going.", would go on writing.
-    # Weighing is off by default, and was chosen and measured with Whisper's own 30 s window:
-    # with tiny.en's 10 s the Scottish voice's "that attack was unfair", written "Okay.", is
-    # weighed into a doubted "yes" (docs/hearing.md, "The free text hears 10 s").
-    ear = hybrid_ear(game, weigh=True, whisper=WhisperSettings(window=30.0))
-    for voice in OTHER_VOICES:
-        heard = ear.hear(maker.say(line, voice))
-        assert isinstance(heard, NotRecognized), (voice.label, heard)
 
 
 def test_whisper_scores_a_text_it_would_not_end_with_as_impossible(maker: ClipMaker) -> None:

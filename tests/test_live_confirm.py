@@ -65,23 +65,25 @@ class FirstPass(BaseRecognizer):
 
 @dataclass
 class Whisper:
-    """Whisper's transcripts of each utterance in turn: (prompted best transcripts, unprompted)."""
+    """Whisper's transcripts of each utterance in turn: (prompted best transcripts, what it writes
+    again prompted with the examples as sentences: the ``as_sentences`` stage, the one that guesses)."""
 
     utterances: list[tuple[list[str], list[str]]] = field(default_factory=list)
-    plain: list[str] = field(default_factory=list)
+    as_sentences: list[str] = field(default_factory=list)
 
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         return self.hypotheses(audio, prompt)[0]
 
     def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
-        texts, self.plain = self.utterances.pop(0)
+        texts, self.as_sentences = self.utterances.pop(0)
         return texts[:count]
 
     def again(self, prompt: str = "", count: int = 1) -> list[str]:
-        return self.plain[:count] if not prompt else []
+        return self.as_sentences[:count] if prompt else []
 
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
-        return [-100.0 if ending else 0.0 for _ in texts]  # every command far less likely than what it wrote
+        # a command 1 less likely than what Whisper wrote first: within as_sentences_within
+        return [-1.0 if ending else 0.0 for _ in texts]
 
     def let_go(self) -> None:
         pass
@@ -99,10 +101,10 @@ class Table:
     acted: list[Command]
     clock: float = 100.0
 
-    def utterance(self, first_pass: str, prompted: list[str], unprompted: list[str] | None = None) -> None:
+    def utterance(self, first_pass: str, prompted: list[str], as_sentences: list[str] | None = None) -> None:
         """One second of speech the first pass writes as ``first_pass`` and Whisper as given."""
         self.first.lines.append(first_pass)
-        self.whisper.utterances.append((prompted, unprompted or []))
+        self.whisper.utterances.append((prompted, as_sentences or []))
         for _ in range(BLOCKS):
             self.clock += 0.1
             self.loop._handle_block(Block(BLOCK, self.clock))
@@ -116,7 +118,8 @@ def table(game: str, moves: Sequence[str], settings: HearingSettings | None = No
     for move in moves:
         session.press(move.split()[1:]) if move.startswith("press") else session.hear(move)
     whisper, first = Whisper(), FirstPass()
-    hearing = settings or HearingSettings(again_suppressed=0, closed=False, unprompted=True)
+    # the free text's stages, with the one that guesses (as_sentences) on; the closed check off
+    hearing = settings or HearingSettings(closed=False, as_sentences=True)
     ear = Ear(first, session.sentences, session.allowed_intents(),
               second=SecondOpinion(whisper, Spotter(session.sentences), hearing))  # type: ignore[arg-type]
     acted: list[Command] = []
@@ -128,7 +131,7 @@ def table(game: str, moves: Sequence[str], settings: HearingSettings | None = No
 
 
 #: Each game, the moves that reach a moment, and a costly move said there: (first pass's words for
-#: it, Whisper's prompted transcript, its unprompted one, the command)
+#: it, Whisper's prompted transcript, the one it writes prompted with sentences, the command)
 MOVES = {
     "omega-virus": (["skill zero", "press 1 2", "press 0 1", "skip", "skip"],
                     "", ["I'll go with the one."], ["Explore 100."],
@@ -141,11 +144,11 @@ MOVES = {
 
 
 def doubted_move(game: str) -> tuple[Table, Command]:
-    moves, first_pass, prompted, unprompted, command = MOVES[game]
+    moves, first_pass, prompted, as_sentences, command = MOVES[game]
     t = table(game, moves)
-    t.utterance(first_pass, prompted, unprompted)
+    t.utterance(first_pass, prompted, as_sentences)
     decided = t.loop.ear.steps
-    assert [s.stage for s in decided if s.command is not None] == ["unprompted"], decided
+    assert [s.stage for s in decided if s.command is not None] == ["as_sentences"], decided
     return t, command
 
 
@@ -177,7 +180,7 @@ def test_a_doubted_move_refused_leaves_the_game_as_it_was(game: str) -> None:
 def test_a_harmless_command_heard_with_doubt_is_acted_on_without_asking() -> None:
     t = table("msx-cards", [])
     t.utterance("", ["Hmm."], ["Status."])
-    assert [s.stage for s in t.loop.ear.steps if s.command is not None] == ["unprompted"]
+    assert [s.stage for s in t.loop.ear.steps if s.command is not None] == ["as_sentences"]
     assert t.acted == [Command("status")], (t.acted, t.said)
 
 
@@ -194,11 +197,11 @@ def test_the_ear_gives_a_doubted_command_and_its_stage() -> None:
     for _ in range(BLOCKS - 1):
         assert t.loop.ear.feed(BLOCK) is None
     heard = t.loop.ear.feed(BLOCK)
-    assert isinstance(heard, Doubted) and heard.command == Command("ready") and "unprompted" in heard.why
+    assert isinstance(heard, Doubted) and heard.command == Command("ready") and "as_sentences" in heard.why
 
 
 def test_over_the_budget_the_player_is_asked_to_say_it_again_at_once() -> None:
-    t = table("prologue", [], HearingSettings(again_suppressed=0, closed=False, unprompted=True, budget_seconds=0.0))
+    t = table("prologue", [], HearingSettings(closed=False, as_sentences=True, budget_seconds=0.0))
     t.first.lines.append("")
     t.whisper.utterances.append((["Ready."], []))
     for _ in range(BLOCKS - 1):
@@ -243,7 +246,7 @@ class HeldWhisper(Whisper):
 
 
 def closed_table(game: str, moves: Sequence[str]) -> tuple[Table, HeldWhisper]:
-    t = table(game, moves, HearingSettings(again_suppressed=0))  # the shipped stages, the closed check last
+    t = table(game, moves, HearingSettings())  # the shipped stages, the closed check last
     held = HeldWhisper()
     assert t.loop.ear.second is not None
     t.loop.ear.second.transcriber = held  # type: ignore[assignment]

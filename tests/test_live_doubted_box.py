@@ -42,20 +42,21 @@ class BoxTable:
     acted: list[Command]
     clock: float = 100.0
 
-    def utterance(self, first_pass: str, prompted: list[str], unprompted: list[str] | None = None) -> None:
+    def utterance(self, first_pass: str, prompted: list[str], as_sentences: list[str] | None = None) -> None:
         """One second of speech the first pass writes as ``first_pass`` and Whisper as given."""
         self.first.lines.append(first_pass)
-        self.whisper.utterances.append((prompted, unprompted or []))
+        self.whisper.utterances.append((prompted, as_sentences or []))
         for _ in range(BLOCKS):
             self.clock += 0.1
             self.loop._handle_block(Block(BLOCK, self.clock))
         self.loop._listen_for()
 
     def doubted(self, words: str) -> None:
-        """``words`` heard by Whisper alone, unprompted: taken with doubt (the stage that guesses)."""
+        """``words`` heard by Whisper alone, written again prompted with sentences: taken with doubt
+        (the stage that guesses)."""
         self.utterance("", ["Hmm."], [words])
         taken = [s.stage for s in self.loop.ear.steps if s.command is not None]
-        assert taken == ["unprompted"], self.loop.ear.steps
+        assert taken == ["as_sentences"], self.loop.ear.steps
 
     def clearly(self, words: str) -> None:
         """``words`` heard by the first pass and Whisper alike: no doubt."""
@@ -75,7 +76,7 @@ def box_table(*typed: str, game: str = GAME, journals: Path | None = None) -> Bo
     whisper, first = Whisper(), FirstPass()
     # the free text's stages give the doubt here (Whisper's transcripts are written down); the
     # closed stage's doubted move goes through the same loop in tests/test_live_confirm.py
-    hearing = HearingSettings(again_suppressed=0, closed=False, unprompted=True)
+    hearing = HearingSettings(closed=False, as_sentences=True)
     ear = Ear(first, box.sentences, box.allowed_intents(),
               second=SecondOpinion(whisper, Spotter(box.sentences), hearing))  # type: ignore[arg-type]
     acted: list[Command] = []

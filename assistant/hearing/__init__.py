@@ -45,7 +45,6 @@ from assistant.hearing.whisper_engine import (
     find_model,
     model_free_text,
     model_label,
-    model_score_distance,
     model_window,
 )
 from assistant.sentences import SentenceSet
@@ -77,24 +76,10 @@ class HearingSettings:
     hypotheses: int = default("hearing.whisper.hypotheses")
     #: None ("auto"): the Whisper model's own (whisper_engine.KNOWN_MODELS)
     free_text: bool | None = None
-    unprompted: bool = default("hearing.whisper.unprompted")
     veto: bool = default("hearing.whisper.veto")
     confirm_distance: float = default("hearing.whisper.confirm_distance")
-    runners_up: bool = default("hearing.whisper.runners_up")
-    runner_up_distance: float = default("hearing.whisper.runner_up_distance")
-    weigh: bool = default("hearing.whisper.weigh")
-    score_nearest: int = default("hearing.whisper.score_nearest")
-    #: None ("auto"): the Whisper model's own (whisper_engine.KNOWN_MODELS)
-    score_distance: float | None = None
-    score_within: float = default("hearing.whisper.score_within")
-    score_margin: float = default("hearing.whisper.score_margin")
-    first_within: float = default("hearing.whisper.first_within")
     as_sentences: bool = default("hearing.whisper.as_sentences")
     as_sentences_within: float = default("hearing.whisper.as_sentences_within")
-    #: Whisper hears what it took nothing from again, through noise suppression at this level (0: off)
-    again_suppressed: int = default("hearing.whisper.again_suppressed")
-    #: how near Whisper's own transcript a command weighed on that second hearing must come
-    again_within: float = default("hearing.whisper.again_within")
     budget_seconds: float = default("hearing.budget_seconds")
     closed: bool = default("hearing.whisper.closed")
     closed_beam: int = default("hearing.whisper.closed_beam")
@@ -110,11 +95,6 @@ class HearingSettings:
     closed_reads: bool = default("hearing.whisper.closed_reads")
     spare_first_pass: bool = default("hearing.whisper.spare_first_pass")
     closed_span: float = default("hearing.whisper.closed_span")
-
-    @property
-    def weigh_distance(self) -> float:
-        """score_distance, the model's own when it is "auto" (None)."""
-        return self.score_distance if self.score_distance is not None else model_score_distance(self.whisper.model)
 
     @property
     def writes_free_text(self) -> bool:
@@ -139,7 +119,7 @@ class HearingSettings:
         parts = {name: {f.name for f in fields(kind)} for name, kind in _NESTED.items()}
         for setting in SETTINGS:
             if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256",
-                               "hearing.whisper.score_distance", "hearing.whisper.window",
+                               "hearing.whisper.window",
                                "hearing.whisper.free_text"):
                 continue  # a path, setup's, and "auto" or a number: below
             name = field_name(setting.key)
@@ -160,10 +140,6 @@ class HearingSettings:
         if config.raw("hearing.whisper.free_text", "auto") != "auto":
             values["free_text"] = config.get("hearing.whisper.free_text", model_free_text(nested["whisper"]["model"]),
                                              choices=(True, False))
-        if config.raw("hearing.whisper.score_distance", "auto") != "auto":
-            distance = BY_KEY["hearing.whisper.score_distance"]
-            values["score_distance"] = config.get(distance.key, model_score_distance(nested["whisper"]["model"]),
-                                                  minimum=distance.minimum, maximum=distance.maximum)
         return cls(**values, **{name: kind(**nested[name]) for name, kind in _NESTED.items()})
 
     @property
@@ -337,14 +313,6 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
     if second is not None or recognizer.free_text:
         spotter = Spotter(sentences, settings=settings.spot)
     if second is not None:
-        if settings.again_suppressed and importlib.util.find_spec("webrtc_noise_gain") is None:
-            problem = ("hearing.whisper.again_suppressed needs the webrtc-noise-gain package: "
-                       "`.venv/bin/pip install webrtc-noise-gain` (./start.sh installs it).")
-            if not fallback:
-                raise ModelError(problem)
-            if warn is not None:
-                warn(f"{problem} Whisper hears each utterance once.")
-            settings = replace(settings, again_suppressed=0)
         try:
             opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings)
             if spotter is not None:

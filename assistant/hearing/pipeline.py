@@ -7,19 +7,10 @@ time it cost:
 
     spot          Whisper writes the utterance (its best transcripts, prompted with the game's
                   examples); a command spotted in the best one is taken.
-    unprompted    (off by default) Whisper writes it again without the prompt; a command spotted
-                  there is taken.
     veto          the first pass's command stands when Whisper wrote nothing against it or came
                   near it; otherwise it is vetoed (unless a later stage takes a command).
-    runners_up    (off by default) a command spotted in a lesser transcript that the best one is
-                  near is taken.
-    weigh         (off by default) Whisper scores the commands nearest what it wrote; the
-                  likeliest is taken when it is likely enough and clear of the others.
     as_sentences  (off by default: push-to-talk's) Whisper writes it once more prompted with each
                   example as a sentence.
-    again         (off by default) what nothing took is heard once more through the noise
-                  suppressor, and the stages above decide again on that (Whisper alone: a vetoed
-                  command stays vetoed).
     closed        the last word: Whisper held to the grammar (closed.py) finds the allowed sentence
                   it finds likeliest for the audio; a command the stages above took stands only
                   when it is that sentence's, clear of every other command's (else it is asked
@@ -44,10 +35,15 @@ grows with the utterance) still fits
 ``OverBudget`` (the player is asked to say it again at once).
 
 A command is *doubted* (``Doubted``) when a stage that guesses took it (``Stage.sure`` False:
-unprompted, runners_up, weigh, as_sentences, again) and the first pass did not take the same
-command. A command the first pass took and Whisper confirmed (``veto``), or one spotted in
+as_sentences) and the first pass did not take the same command. A command the first pass took
+and Whisper confirmed (``veto``), or one spotted in
 Whisper's best transcript (``spot``, even against the first pass's: PocketSphinx's first pass,
 in the whole grammar, disagreed with a right spot on 3 of 4 clean commands tried here), is heard.
+
+Four more stages were tried and removed because they did not pay on the tuning voices (a
+retry without the prompt, a command spotted in a lesser transcript, Whisper scoring the
+commands nearest what it wrote, a second hearing through the noise suppressor):
+docs/hearing.md, "Which stages pay".
 """
 
 from __future__ import annotations
@@ -58,10 +54,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-import numpy as np
-
 from assistant.engine import Command
-from assistant.hearing.audio import suppress_noise
 from assistant.hearing.events import (
     Doubted,
     Final,
@@ -135,14 +128,7 @@ class HearingSettings(Protocol):
 
     hypotheses: int
     confirm_distance: float
-    runner_up_distance: float
-    score_nearest: int
-    score_within: float
-    score_margin: float
-    first_within: float
     as_sentences_within: float
-    again_suppressed: int
-    again_within: float
     budget_seconds: float
     closed: bool
     closed_beam: int
@@ -157,9 +143,6 @@ class HearingSettings(Protocol):
     closed_strict: bool
     closed_reads: bool
     closed_span: float
-
-    @property
-    def weigh_distance(self) -> float: ...
 
     @property
     def writes_free_text(self) -> bool: ...
@@ -212,10 +195,6 @@ class Case:
     #: the first pass's judgement, or how to come by it (``first`` reads it when first needed)
     first_pass: Final | Callable[[], Final]
     audio: bytes
-    #: how far below Whisper's own transcript a weighed command may be (None: score_within's)
-    within: float | None = None
-    #: a second hearing (``again``): its steps are named "again/spot" and so on
-    prefix: str = ""
     texts: list[str] | None = None
     opinion: Final | None = None
     #: the veto's verdict, given when no later stage takes a command
@@ -636,27 +615,12 @@ class Spot(Stage):
                 "about 3 in 100 more commands right for 0.24 CPU s more at the p90: docs/hearing.md, \"Which "
                 "stages pay\"), true for base and a model of one's own, as they were measured.",
                 choices=("auto", True, False)),
-        Setting("hearing.whisper.hypotheses", 3, "How many of Whisper's transcripts the hybrid weighs.",
+        Setting("hearing.whisper.hypotheses", 3, "How many of Whisper's free-text transcripts the veto reads.",
                 minimum=1, maximum=5),
     )
 
     def run(self, case: Case) -> Final | None:
         spotted = case.spotted()
-        return spotted if taken(spotted) else None
-
-
-class Unprompted(Stage):
-    name = "unprompted"
-    typical_seconds = 0.2
-    SETTINGS = (
-        Setting("hearing.whisper.unprompted", False, "Write the audio again without the prompt when nothing is "
-                "spotted (off: it did not pay on the tuning set)."),
-    )
-
-    def run(self, case: Case) -> Final | None:
-        case.written()  # the audio's encoding, which the unprompted decoding reuses
-        plain = case.transcriber.again("", 1)
-        spotted = case.ear.spot(plain[0]) if plain else None
         return spotted if taken(spotted) else None
 
 
@@ -690,81 +654,6 @@ class Veto(Stage):
         return case.first if case.first_command is not None else None
 
 
-class RunnersUp(Stage):
-    name = "runners_up"
-    SETTINGS = (
-        Setting("hearing.whisper.runners_up", False, "Take a command spotted in one of Whisper's lesser transcripts "
-                "that its best one is near (off: it did not pay on the tuning set)."),
-        Setting("hearing.whisper.runner_up_distance", 0.6, "How near the best transcript a runner-up's command must "
-                "be.", minimum=0.0, maximum=5.0),
-    )
-
-    def run(self, case: Case) -> Final | None:
-        """"Alice landed on the Intruder." below "Finally landed on the Intruder."."""
-        texts = case.written()
-        for other in texts[1:]:
-            spotted = case.ear.spot(other)
-            if (isinstance(spotted, Transcript) and spotted.command is not None
-                    and case.spotter.distance(texts[0], spotted.command) <= case.settings.runner_up_distance):
-                return Transcript(spotted.text, spotted.confidence, texts[0], spotted.command, True)
-        return None
-
-
-class Weigh(Stage):
-    """Whisper scores the commands nearest its transcripts (and the first pass's): beam search
-    ranks by mean token likelihood, which lets a longer mishearing ("Hit that.") beat a short
-    command ("Attack.") that Whisper, summed over its tokens, finds more likely."""
-
-    name = "weigh"
-    typical_seconds = 1.4
-    SETTINGS = (
-        Setting("hearing.whisper.weigh", False, "Have Whisper score the commands nearest what it wrote (off: it did "
-                "not pay on the tuning set)."),
-        Setting("hearing.whisper.score_nearest", 3, "Commands nearest each transcript that Whisper scores (0: off).",
-                minimum=0, maximum=10),
-        Setting("hearing.whisper.score_distance", "auto", "How far those commands may be (auto: the model's own).",
-                minimum=0.0, maximum=5.0),
-        Setting("hearing.whisper.score_within", 4.0, "A scored command's log-likelihood within this of Whisper's own.",
-                minimum=0.0, maximum=50.0),
-        Setting("hearing.whisper.score_margin", 3.0, "...and this above every other candidate's.",
-                minimum=0.0, maximum=50.0),
-        Setting("hearing.whisper.first_within", 14.0, "The same window when the first pass heard that command.",
-                minimum=0.0, maximum=50.0),
-    )
-
-    def run(self, case: Case) -> Final | None:
-        s = case.settings
-        texts = case.written()
-        if s.score_nearest <= 0 or not case.ear.sentences.words(texts[0]):
-            return None
-        candidates: dict[Command, str] = {}
-        heard = case.first_taken
-        first = case.first_command
-        if heard is not None and first is not None:
-            candidates[first] = heard.text  # as the first pass heard it
-        for text in texts:
-            for near in case.spotter.nearest(text, case.ear.graph.intents, s.score_nearest):
-                if near.command is not None and near.distance <= s.weigh_distance:
-                    candidates.setdefault(near.command, near.sentence)
-        if not candidates:
-            return None
-        scores = case.transcriber.score([written(sentence) for sentence in candidates.values()])
-        ranked = sorted(((score, item) for score, item in zip(scores, candidates.items(), strict=True)
-                         if score > -math.inf), key=lambda x: -x[0])
-        if not ranked:
-            return None  # Whisper would go on writing after each of them
-        # Whisper's own best transcript, its tokens alone (it may not end where the beam ended it)
-        own = case.transcriber.score([texts[0]], ending=False)[0]
-        best, (command, sentence) = ranked[0]
-        runner_up = ranked[1][0] if len(ranked) > 1 else -math.inf
-        within = case.within
-        if within is None:  # two recognizers agreeing on it may be farther from Whisper's own
-            within = max(s.score_within, s.first_within) if command == first else s.score_within
-        if best < own - within or best - runner_up < s.score_margin:
-            return None
-        return Transcript(sentence, 0.5, texts[0], command, True)
-
-
 class AsSentences(Stage):
     name = "as_sentences"
     typical_seconds = 0.5
@@ -789,42 +678,12 @@ class AsSentences(Stage):
         return Transcript(spotted.text, spotted.confidence, again[0], spotted.command, True)
 
 
-class Again(Stage):
-    """A second hearing through WebRTC's noise suppressor, decided by Whisper alone: noise it could
-    not write through may be gone; a first-pass command it vetoed stays vetoed."""
-
-    name = "again"
-    typical_seconds = 2.3
-    SETTINGS = (
-        Setting("hearing.whisper.again_suppressed", 0, "Hear what nothing took again through the noise suppressor at "
-                "this level (0: off: it did not pay on the tuning set).",
-                minimum=0, maximum=4),
-        Setting("hearing.whisper.again_within", 3.0, "How near Whisper's own transcript a command weighed then must "
-                "come.", minimum=0.0, maximum=50.0),
-    )
-
-    def __init__(self, cascade: Cascade) -> None:
-        self.cascade = cascade
-
-    def run(self, case: Case) -> Final | None:
-        level = case.settings.again_suppressed
-        cleaned = suppress_noise(np.frombuffer(case.audio, dtype=np.int16), level).tobytes()
-        heard = case.first_taken
-        alone = NotRecognized(heard.text, "vetoed by Whisper", heard.confidence) if heard is not None else case.first
-        again = Case(case.ear, case.transcriber, case.spotter, case.settings, alone, cleaned,
-                     within=case.settings.again_within, prefix=f"{case.prefix}again/", steps=case.steps)
-        decided = self.cascade.run(again, [s for s in self.cascade.free_text if s is not self])
-        return decided if taken(decided) else None
-
-
-#: Estimated from the stages' CPU seconds measured here (Step.seconds; spot 0.83 median, weigh 1.36,
-#: again 2.25 on this project's 2-core x86 machine) times about 1.8 for a Pi 5 and 4.5 for a Pi 4
-#: (Whisper tiny int8 takes ~3.2 s for a command on a Pi 400, ~0.85 s here; a Pi 5 is 2-3x a Pi 4):
-#: 3.0 lets a Pi 5 write and spot (about 1.5 s), a Pi 4 the same in 5.0 (with the free text
-#: off, the default since 2026-12-06, the grammar search and spotting its own reading fit with
-#: room to spare: docs/raspberry-pi.md, "What hearing costs on a Pi"). unprompted,
-#: runners_up, weigh and again are off by default: they did not pay on the tuning set
-#: (bench/results/bench_accuracy_ablation_tuning.md; docs/hearing.md, "Which stages pay").
+#: Estimated from the stages' CPU seconds measured here (Step.seconds; spot 0.83 median on this
+#: project's 2-core x86 machine with the free text on) times about 1.8 for a Pi 5 and 4.5 for a
+#: Pi 4 (Whisper tiny int8 takes ~3.2 s for a command on a Pi 400, ~0.85 s here; a Pi 5 is 2-3x a
+#: Pi 4): 3.0 lets a Pi 5 write and spot (about 1.5 s), a Pi 4 the same in 5.0 (with the free
+#: text off, the default since 2026-12-06, the grammar search and spotting its own reading fit
+#: with room to spare: docs/raspberry-pi.md, "What hearing costs on a Pi").
 BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper's stages may spend on one "
                  "utterance; a stage that would go past it is not run and the player is asked to say it again at "
                  "once. Estimates: Raspberry Pi 5 3.0, Pi 4 5.0.", minimum=0.0, maximum=120.0, player=True)
@@ -845,8 +704,7 @@ class Cascade:
     LEARN = 0.3
 
     def __init__(self) -> None:
-        self.stages: list[Stage] = [Spot(), Unprompted(), Veto(), RunnersUp(), Weigh(), AsSentences()]
-        self.stages.append(Again(self))
+        self.stages: list[Stage] = [Spot(), Veto(), AsSentences()]
         #: the last word: Whisper held to the grammar checks what the stages above decided
         self.closed = Closed()
         self.stages.append(self.closed)
@@ -933,7 +791,7 @@ class Cascade:
         """Each stage in turn until one decides; the conclusion when none does."""
         budget = case.settings.budget_seconds
         for stage in stages:
-            name = case.prefix + stage.name
+            name = stage.name
             if not stage.on(case.settings):
                 decided = stage.skipped(case)
                 case.steps.append(Step(name, "off" if decided is None else "off: the first pass's command stands",
@@ -957,7 +815,7 @@ class Cascade:
             start, spent = self.clock(), self.spent
             decided = stage.run(case)
             cost = self.clock() - start
-            self.spent = spent + cost  # ``again``'s own stages counted once, in its cost
+            self.spent = spent + cost
             self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
             case.steps.append(Step(name, _verdict(stage, decided, case), cost, _command(decided)))
             if decided is not None:

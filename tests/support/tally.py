@@ -46,7 +46,8 @@ def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[st
     off, when that cannot change what was decided; None when the clip must be heard again.
 
     Each decision of the clip (its steps, from "first" on) is unchanged when the cascade never
-    reached the stage (nor its second run inside ``again``), or when every run of it decided
+    reached the stage (nor, in rows kept before the second hearing was removed, its run inside
+    it: "again/spot" and so on), or when every run of it decided
     nothing (verdict "nothing") and no stage after it was stopped by the budget that the stage's
     own CPU seconds, not spent, would have let run (``Cascade.run``'s check: spent + expected over
     the budget). The stages are deterministic on the same audio, so the stages after it decide
