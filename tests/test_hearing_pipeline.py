@@ -17,7 +17,7 @@ from assistant.games import game_module
 from assistant.hearing import STAGE_NAMES, HearingSettings, open_ear
 from assistant.hearing.closed import Sentence
 from assistant.hearing.events import Deferred, Doubted, NotAllowedNow, NotRecognized, OverBudget, Transcript
-from assistant.hearing.pipeline import Cascade, Closed, HeldTo
+from assistant.hearing.pipeline import Cascade, Closed, HeldTo, taken
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
@@ -540,11 +540,22 @@ def test_talk_far_below_whisper_s_own_reading_takes_nothing_without_the_free_tex
 
 
 def test_the_first_pass_taking_the_same_command_outweighs_a_far_reading() -> None:
+    # a sentence 3.5 per token below Whisper's own reading ("Software." read for "quieter" on the
+    # tuning voices: 2.5 to 4), within closed_agree_fit (4), the first pass taking the same: two
+    # recognizers agree
     clock = Clock()
-    held = Held(clock, ["Hmm."], [("attack", -30.0), ("roll the dice", -31.0)], ("Hit that thing now.", -3.0))
+    held = Held(clock, ["Hmm."], [("attack", -10.0), ("roll the dice", -11.0)], ("Hit that.", -3.0))
     heard = hear(closed_ear(held, clock, closed_first=True), "attack")
     assert isinstance(heard, Transcript) and not isinstance(heard, Doubted) and heard.command == Command("attack")
-    assert Closed.verdict(HeldTo(-30.0, -31.0, -3.0, 1, "same"), HearingSettings()) == "heard"
+    assert Closed.verdict(HeldTo(-10.0, -11.0, -3.0, 1, "same"), HearingSettings()) == "heard"
+    # far beyond it (13.5 per token), the agreement is two readings forcing talk onto a general
+    # command ("I read that book twice." as "what's the score"): not heard for it
+    assert Closed.verdict(HeldTo(-30.0, -31.0, -3.0, 1, "same"), HearingSettings()) == ""
+    clock = Clock()
+    held = Held(clock, ["I read that book twice."], [("attack", -30.0), ("roll the dice", -31.0)],
+                ("I read that book twice.", -3.0))
+    assert not taken(hear(closed_ear(held, clock, closed_first=True), "attack"))
+    assert Closed.verdict(HeldTo(-30.0, -31.0, -3.0, 1, "same"), HearingSettings(closed_agree_fit=50.0)) == "heard"
     assert Closed.verdict(HeldTo(-30.0, -31.0, -3.0, 1, "other"), HearingSettings()) == "no"
     assert Closed.verdict(HeldTo(-30.0, -31.0, -3.0, 1, "other", stop=-5.0), HearingSettings()) == "no"
     assert Closed.verdict(HeldTo(-8.0, -31.0, -3.0, 1, "other", stop=-5.0), HearingSettings()) == ""

@@ -85,6 +85,7 @@ class HearingSettings:
     closed_beam: int = default("hearing.whisper.closed_beam")
     closed_margin: float = default("hearing.whisper.closed_margin")
     closed_agree_margin: float = default("hearing.whisper.closed_agree_margin")
+    closed_agree_fit: float = default("hearing.whisper.closed_agree_fit")
     closed_fit: float = default("hearing.whisper.closed_fit")
     closed_ask_fit: float = default("hearing.whisper.closed_ask_fit")
     closed_stop: float = default("hearing.whisper.closed_stop")

@@ -134,6 +134,7 @@ class HearingSettings(Protocol):
     closed_beam: int
     closed_margin: float
     closed_agree_margin: float
+    closed_agree_fit: float
     closed_fit: float
     closed_ask_fit: float
     closed_stop: float
@@ -378,6 +379,10 @@ class Closed(Stage):
         Setting("hearing.whisper.closed_agree_margin", 0.3, "...and how much likelier it must be when the first "
                 "pass took the same: two recognizers agreeing on a near coin-toss (\"it's carl\" or \"it's "
                 "carol\") is not heard at once.", minimum=0.0, maximum=50.0),
+        Setting("hearing.whisper.closed_agree_fit", 4.0, "...and how much less likely (natural log, per "
+                "token) than Whisper's own reading it may be then: talk the first pass forced onto a general "
+                "command (\"I read that book twice\" as \"what's the score\") is not heard because two "
+                "readings agree.", minimum=0.0, maximum=50.0),
         Setting("hearing.whisper.closed_fit", 0.9, "How much less likely (natural log, per token) it may be than "
                 "Whisper's own reading to be heard.", minimum=0.0, maximum=20.0),
         Setting("hearing.whisper.closed_ask_fit", 2.0, "...and to be taken with doubt (asked about).",
@@ -439,9 +444,11 @@ class Closed(Stage):
 
     @staticmethod
     def agree(held: HeldTo, settings: HearingSettings) -> bool:
-        """Whether the first pass took the best sentence's command and that sentence is not a
-        near coin-toss with another command's (``closed_agree_margin``)."""
-        return held.first == "same" and held.margin >= settings.closed_agree_margin
+        """Whether the first pass took the best sentence's command, that sentence is not a near
+        coin-toss with another command's (``closed_agree_margin``) and not far below Whisper's own
+        reading (``closed_agree_fit``: talk both readings forced onto a general command)."""
+        return (held.first == "same" and held.margin >= settings.closed_agree_margin
+                and held.fit >= -settings.closed_agree_fit)
 
     @staticmethod
     def clear(held: HeldTo, settings: HearingSettings) -> bool:
