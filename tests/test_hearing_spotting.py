@@ -150,17 +150,3 @@ def test_phones_come_from_the_dictionary_or_the_letters() -> None:
     assert phone_edits(("SH", "IY", "L", "D", "Z"), ("SH", "IY", "L", "D", "Z")) == 0
     assert phone_edits(("P",), ("B",)) == 0.5  # similar phones cost half
     assert phone_edits(("P",), ("IY",)) == 1.0
-
-
-def test_the_nearest_commands_come_nearest_first_and_each_once(omega: Spotter) -> None:
-    near = omega.nearest("explore room one two zero", MOVE, 4)
-    assert near[0].command == explore("1", "2", "0") and near[0].distance == 0.0
-    assert len(near) == 4 and len({n.command for n in near}) == 4
-    assert [n.distance for n in near] == sorted(n.distance for n in near)
-    # the rivals of the nearest one come from changing one slot value ("one two zero" -> "one two ...")
-    assert any(n.command is not None and n.command.intent == "explore" and n.command != near[0].command
-               for n in near[1:])
-    assert all(n.command is not None and n.command.intent in MOVE for n in near)
-    assert omega.nearest("", MOVE, 4) == []
-    # however far: "hit that" is no command, yet the nearest ones are named
-    assert len(omega.nearest("hit that", MOVE, 3)) == 3

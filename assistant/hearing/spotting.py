@@ -341,30 +341,6 @@ class Spotter:
                                         f"({runner_up:.1f} phone edits apart)")
         return replace(spot, command=top.command)
 
-    def nearest(self, text: str, intents: Iterable[str] | None = None, count: int = 4) -> list[Spot]:
-        """The ``count`` allowed commands nearest what was written, nearest first, however far
-        (one per intent, and for the nearest intents each slot value's nearest rival): the
-        candidates Whisper's own score weighs when spotting takes nothing."""
-        words = self.words(text)
-        if not words:
-            return []
-        job = _Job(self, words)
-        allowed = set(intents) if intents is not None else None
-        found = self._per_intent(job, [n for n in self.sentences.intents if allowed is None or n in allowed])
-        for top in found[:count]:
-            for slot, value in sorted(top.command.slots.items()):
-                rival = job.best(top.command.intent, (slot, value))
-                if rival is not None:
-                    found.append(rival)
-        found.sort(key=lambda f: f.distance)
-        out: list[Spot] = []
-        for f in found:
-            if all(s.command != f.command for s in out):
-                out.append(Spot(f.command, f.sentence, f.distance, span=f.span))
-            if len(out) == count:
-                break
-        return out
-
     @staticmethod
     def _per_intent(job: _Job, intents: Iterable[str]) -> list[_Found]:
         """Each intent's nearest sentence, nearest first."""
