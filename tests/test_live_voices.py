@@ -4,9 +4,18 @@ Three players, each an espeak-ng voice (neither the bundled Piper voice nor any 
 hearing thresholds were chosen on), talk to `assistant play omega-virus` with its default
 recognizer (the hybrid listener: PocketSphinx, with Whisper's second opinion) through the
 PulseAudio virtual microphone. Each step's answer is waited for; a step with no answer is
-said again, as a player would, and the whole game may need at most two repeats; a step the
+said again, as a player would, and the whole game may need at most four repeats; a step the
 assistant asks about ("Skill zero?": heard with doubt) is answered "yes", as asked, and the
-game may ask at most three times. Table talk in the middle must change nothing.
+game may ask at most four times. Table talk in the middle must change nothing.
+
+The limits are what the hearing does with these voices plus a margin, not a figure of merit
+(bench/bench_accuracy.py measures that): measured here on 2026-12-06 over twelve runs of this
+test, the Scottish voice's "skill zero" (Whisper writes "Call the arrow.") was vetoed once or
+twice before it was asked about, and the Caribbean voice's "skip" ("Keep...") was missed or
+asked about about half the time it was said: 1 to 3 repeats and 1 to 3 questions a game. With
+limits of two repeats and three questions the test failed about one run in six (CI at stop 56
+among them) though nothing had changed. A voice that were not heard at all would still fail it:
+each step may be said three times at most (``TRIES``).
 """
 
 from __future__ import annotations
@@ -39,8 +48,10 @@ SCRIPT = [
     (1, "explore room one two zero", "BSAT1: Blue teleported to Yellow Docking Bay."),
     (2, "how much time is left", "VIRUS: 2"),  # 25 or 24 minutes: the game clock runs
 ]
-MAX_REPEATS = 2
-MAX_QUESTIONS = 3
+MAX_REPEATS = 4
+MAX_QUESTIONS = 4
+#: A step is said at most this often (said again after no answer, or after a yes that was not taken).
+TRIES = 3
 
 
 def test_three_new_voices_sign_on_and_play(tmp_path: Path) -> None:
@@ -63,7 +74,7 @@ games:
         for step, (voice, text, answer) in enumerate(SCRIPT):
             seen = len(out.lines)
             repeats_before = len(repeats) + len(questions)
-            for _attempt in range(MAX_REPEATS + 1):
+            for attempt in range(TRIES):
                 mark = len(recorder.samples())
                 asked_before = len(out.lines)
                 feeder.say(maker.say(text, OTHER_VOICES[voice]))
@@ -80,6 +91,7 @@ games:
                         break
                 repeats.append(f"{OTHER_VOICES[voice].label}: {text!r}")
                 assert len(repeats) <= MAX_REPEATS, (repeats, questions)
+                assert attempt + 1 < TRIES, (f"{text!r} not taken in {TRIES} tries", repeats, questions)
             if chatter_at is not None and len(repeats) + len(questions) == repeats_before:
                 # heard in order: had the table talk done anything, it would be printed first
                 assert out.lines[chatter_at].startswith(answer), out.lines[chatter_at:]
