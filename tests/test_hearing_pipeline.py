@@ -581,10 +581,28 @@ def test_two_recognizers_agreeing_on_a_near_coin_toss_is_not_heard_at_once() -> 
     assert not Closed.clear(HeldTo(-7.10, -7.23, -1.7, 1, "same"), HearingSettings())
 
 
+def test_talk_that_starts_with_a_command_is_not_heard_by_the_grammar_search_alone() -> None:
+    """Whisper's own reading going on ``closed_tail`` words after a sentence of the best command
+    ("Keep going, you're nearly there." for "keep going", heard by its fit on the tuning voices'
+    table talk) is not heard unless the first pass took the same command."""
+    talk = "Attack the thing over there now."
+    def heard_with(first: str, **settings: float) -> Transcript | NotRecognized:
+        clock = Clock()
+        held = Held(clock, [talk], [("attack", -3.0), ("roll the dice", -9.0)], (talk, -2.5))
+        return hear(closed_ear(held, clock, closed_first=True, **settings), first)
+    assert not taken(heard_with(""))
+    agreed = heard_with("attack")
+    assert isinstance(agreed, Transcript) and not isinstance(agreed, Doubted) and agreed.command == Command("attack")
+    off = heard_with("", closed_tail=0)
+    assert isinstance(off, Transcript) and not isinstance(off, Doubted) and off.command == Command("attack")
+    assert Closed.verdict(HeldTo(-3.0, -9.0, -2.5, 1, "none", tail=1), HearingSettings()) == "heard"
+    assert Closed.verdict(HeldTo(-3.0, -9.0, -2.5, 1, "none", tail=2), HearingSettings()) == ""
+
+
 def test_the_closed_stage_s_figures_are_read_back_from_its_note() -> None:
-    held = HeldTo(-6.0, -12.0, -1.0, 1, "other", -0.5, 0.25)
+    held = HeldTo(-6.0, -12.0, -1.0, 1, "other", -0.5, 0.25, 3)
     assert HeldTo.from_note(f"took {{\"intent\": [1]}} 'attack' [{held.note()}]") == held
-    # a note kept before stop and reads were written
+    # a note kept before stop, reads and tail were written
     old = HeldTo.from_note("asked x 'attack' [best -6.00 other -12.00 own -1.00 words 1 first same]")
     assert old == HeldTo(-6.0, -12.0, -1.0, 1, "same", 0.0, math.inf)
     assert HeldTo.from_note("nothing") is None

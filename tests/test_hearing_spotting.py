@@ -150,3 +150,17 @@ def test_phones_come_from_the_dictionary_or_the_letters() -> None:
     assert phone_edits(("SH", "IY", "L", "D", "Z"), ("SH", "IY", "L", "D", "Z")) == 0
     assert phone_edits(("P",), ("B",)) == 0.5  # similar phones cost half
     assert phone_edits(("P",), ("IY",)) == 1.0
+
+
+def test_goes_on_counts_the_words_after_a_command_said_first() -> None:
+    """``Spotter.goes_on``: how far Whisper's own reading goes on after a whole sentence of the
+    command at its start (the closed stage's ``closed_tail``): talk that starts with a command."""
+    prologue = Spotter(game_module("prologue").sentences())
+    going = Command("not_done", {})
+    assert prologue.goes_on("Keep going, you're nearly there.", going) == 3
+    assert prologue.goes_on("Keep going.", going) == 0
+    assert prologue.goes_on("Who's going to tell?", going) == 0  # not said at its start
+    omega = Spotter(OMEGA)
+    assert omega.goes_on("Pass, pass, pass.", Command("pass", {})) == 0  # a loop is one turn
+    assert omega.goes_on("Explore room 120, I think", explore("1", "2", "0")) == 2
+    assert omega.goes_on("Explore room 120", explore("1", "2", "1")) == 0  # another command

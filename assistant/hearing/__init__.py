@@ -90,6 +90,7 @@ class HearingSettings:
     closed_ask_fit: float = default("hearing.whisper.closed_ask_fit")
     closed_stop: float = default("hearing.whisper.closed_stop")
     closed_reject_fit: float = default("hearing.whisper.closed_reject_fit")
+    closed_tail: int = default("hearing.whisper.closed_tail")
     closed_window: bool = default("hearing.whisper.closed_window")
     closed_first: bool = default("hearing.whisper.closed_first")
     closed_strict: bool = default("hearing.whisper.closed_strict")

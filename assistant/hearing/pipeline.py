@@ -108,6 +108,8 @@ class Spotter(Protocol):
     @property
     def near_distance(self) -> float: ...
 
+    def goes_on(self, text: str, command: Command) -> int: ...
+
 
 class Ear(Protocol):
     """What the stages use of ``recognizer.Ear`` (a Protocol, so this module does not import it)."""
@@ -136,6 +138,7 @@ class HearingSettings(Protocol):
     closed_fit: float
     closed_ask_fit: float
     closed_stop: float
+    closed_tail: int
     closed_reject_fit: float
     closed_window: bool
     closed_first: bool
@@ -309,6 +312,9 @@ class HeldTo:
     #: how far the best sentence's command is from Whisper's own reading (``Spotter.distance``:
     #: 0 when that reading says the command as a sentence does; inf when not at all)
     reads: float = math.inf
+    #: how many words Whisper's own reading goes on after a sentence of that command at its start
+    #: (``Spotter.goes_on``: 0 when it does not begin with one)
+    tail: int = 0
 
     @property
     def margin(self) -> float:
@@ -324,17 +330,18 @@ class HeldTo:
 
     def note(self) -> str:
         return (f"best {self.best:.2f} other {self.other:.2f} own {self.own:.2f} words {self.words} "
-                f"first {self.first} stop {self.stop:.2f} reads {self.reads:.2f}")
+                f"first {self.first} stop {self.stop:.2f} reads {self.reads:.2f} tail {self.tail}")
 
     @classmethod
     def from_note(cls, verdict: str) -> HeldTo | None:
         """The figures in a step's verdict (``note``), for studies that replay ``Closed.verdict``
-        (a note kept before ``stop`` or ``reads`` existed gives 0 and inf for them)."""
+        (a note kept before ``stop``, ``reads`` or ``tail`` existed gives 0, inf and 0 for them)."""
         words = verdict.rsplit("[", 1)[-1].replace("]", " ").split()
         figures = dict(zip(words[::2], words[1::2], strict=False))
         try:
             return cls(float(figures["best"]), float(figures["other"]), float(figures["own"]), int(figures["words"]),
-                       figures["first"], float(figures.get("stop", 0.0)), float(figures.get("reads", math.inf)))
+                       figures["first"], float(figures.get("stop", 0.0)), float(figures.get("reads", math.inf)),
+                       int(figures.get("tail", 0)))
         except (ValueError, KeyError):
             return None
 
@@ -392,6 +399,10 @@ class Closed(Stage):
         Setting("hearing.whisper.closed_stop", 2.0, "How much less likely than its likeliest next token Whisper "
                 "may find the end after the sentence (talk that starts with a command goes on).",
                 minimum=0.0, maximum=50.0),
+        Setting("hearing.whisper.closed_tail", 2, "Take nothing at once when Whisper's own reading goes on this "
+                "many words after a sentence of the best command said at its start, unless the first pass took the "
+                "same command: talk that starts with a command (\"keep going, you're nearly there\"; 0: off).",
+                minimum=0, maximum=50),
         Setting("hearing.whisper.closed_window", True, "Encode only the utterance, not Whisper's 30 s (about 20 "
                 "times cheaper)."),
         Setting("hearing.whisper.closed_first", True, "Search the grammar before Whisper writes freely, and take "
@@ -425,6 +436,8 @@ class Closed(Stage):
             return "no" if far else ""  # Whisper would go on writing: a command said at the start of longer talk
         if Closed.agree(held, settings):
             return "heard"  # two recognizers agree
+        if 0 < settings.closed_tail <= held.tail:
+            return "no" if far else ""  # Whisper's own reading goes on after the command: talk that starts with it
         if far:
             return "no"
         if held.margin < settings.closed_margin:
@@ -476,9 +489,11 @@ class Closed(Stage):
         if found and commands[0] is not None:
             best, command = found[0], commands[0]
             other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
-            reads = case.spotter.distance(reading, command) if case.ear.sentences.words(reading) else math.inf
+            said = bool(case.ear.sentences.words(reading))
+            reads = case.spotter.distance(reading, command) if said else math.inf
+            tail = case.spotter.goes_on(reading, command) if said else 0
             first = relation(case.first_command, command) if case.first_read else UNREAD
-            held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words), first, best.stop, reads)
+            held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words), first, best.stop, reads, tail)
             case.notes[self.name] = f"{best.text!r} [{held.note()}]"
         case.look = Look(found, commands, reading, own, held)
         return case.look

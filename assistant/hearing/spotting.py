@@ -292,6 +292,16 @@ class Spotter:
             return None
         return found
 
+    def goes_on(self, text: str, command: Command) -> int:
+        """How many words ``text`` (Whisper's own reading) goes on after a whole sentence of
+        ``command`` said at its start, with repeats cut ("Keep going, you're nearly there." after
+        "keep going": 3); 0 when it does not begin with one."""
+        words = without_repeats(self.words(text))
+        for said in range(len(words), 0, -1):
+            if self.sentences.match(words[:said], [command.intent]) == command:
+                return len(words) - said
+        return 0
+
     @property
     def near_distance(self) -> float:
         """How near a command what Whisper wrote must be to count as a near miss of it."""
