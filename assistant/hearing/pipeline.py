@@ -366,7 +366,8 @@ class Closed(Stage):
     and is asked about otherwise. When they took nothing, the likeliest sentence is heard when
     the first pass took the same command, or when it is clearly likelier than any sentence of
     another command (``closed_margin``) and near what Whisper would write freely (``closed_fit``,
-    per token: table talk is far likelier as itself than as any command); a little farther
+    per token: table talk is far likelier as itself than as any command), and that free reading
+    does not go on after it (``closed_tail``: talk that starts with a command); a little farther
     (``closed_ask_fit``), it is asked about."""
 
     name = "closed"
