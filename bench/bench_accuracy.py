@@ -127,7 +127,17 @@ from tests.support.spoken import (  # noqa: E402
     babble,
     reverberate,
 )
-from tests.support.tally import Tally, asked_first, same_move, steps_kept, tally_json, unchanged_without  # noqa: E402
+from tests.support.tally import (  # noqa: E402
+    Tally,
+    as_played,
+    asked_first,
+    harmless,
+    in_play,
+    same_move,
+    steps_kept,
+    tally_json,
+    unchanged_without,
+)
 
 ENGINES = ("pocketsphinx", "vosk", "whisper", "hybrid")
 REVERB_RT60 = 0.6
@@ -477,8 +487,9 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
                        "near": (f"{result.command.intent} {dict(result.command.slots)}"  # missed: asked if said again
                                 if isinstance(result, NearMiss) and result.command is not None else None),
                        "why": result.reason if isinstance(result, NotRecognized) else ""}
-                if said_again and expected is not None and got is None:
-                    row["again"] = hear_again(ear, game, expected, result,
+                first = in_play(ear.sentences, result)  # a doubted harmless command: let go, a near miss
+                if said_again and expected is not None and not isinstance(first, Transcript):
+                    row["again"] = hear_again(ear, game, expected, first,
                                               make_clip(maker, text, second_take(speaker), condition, noises,
                                                         seed + 7919))
                 if out is not None:
@@ -487,6 +498,7 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
             rows_by_key[key] = row
             busy += row["seconds"]
             audio += len(clip) / 16000
+            row = as_played(row)  # a doubted harmless command is let go the first time
             took = row["got"] != "nothing"
             where = (condition.name, family(speaker), "tuning" if speaker in tuning else "held-out")
             for tally in (table[where], per_game[game], per_voice[speaker]):
@@ -494,7 +506,7 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
             if not row["ok"]:
                 what = ("WRONG " if took else "missed") if expected is not None else "taken "
                 what += (" (asked first)" if took and row["asked"] else
-                         " (doubted, acted on)" if took and row.get("doubted") else "")
+                         f" (doubted, harmless: let go; {row['near']} if said again)" if row.get("let_go") else "")
                 errors.append(f"  {what} [{game}; {condition.name}; {label(speaker)}] {text!r} -> {row['got']} "
                               f"(heard {row['heard']!r})")
     finally:
@@ -557,17 +569,19 @@ def second_take(speaker: Speaker) -> Speaker:
 
 
 def hear_again(ear: Any, game: str, expected: Command, first: Final, clip: np.ndarray) -> dict[str, Any]:
-    """A command missed, said again at once (``clip``): what the live loop makes of the two. The
-    second heard (right or wrong, asked first or not), or both misses near the same command
-    (``live.loop.missed_again``: asked about, right or wrong), or nothing still."""
-    again = ear.hear(clip)
+    """A command missed (``first``, as play took it: ``in_play``), said again at once (``clip``):
+    what the live loop makes of the two. The second heard (right or wrong, asked first or not), or
+    both misses near the same command (``live.loop.missed_again``: taken with doubt, so asked about
+    unless harmless; right or wrong), or nothing still."""
+    again = in_play(ear.sentences, ear.hear(clip))
     if isinstance(again, Transcript) and again.command is not None:
         return {"outcome": "heard", "ok": same_move(game, again.command, expected),
                 "asked": asked_first(ear.sentences, again),
                 "got": f"{again.command.intent} {dict(again.command.slots)}"}
     if isinstance(first, NotRecognized) and isinstance(again, NotRecognized) and missed_again(first, again):
         assert isinstance(again, NearMiss) and again.command is not None
-        return {"outcome": "asked", "ok": same_move(game, again.command, expected), "asked": True,
+        return {"outcome": "asked", "ok": same_move(game, again.command, expected),
+                "asked": not harmless(ear.sentences, again.command),
                 "got": f"{again.command.intent} {dict(again.command.slots)}"}
     return {"outcome": "nothing", "ok": False, "asked": False, "got": "nothing"}
 
@@ -579,8 +593,8 @@ def said_again_line(rows: Iterable[dict[str, Any]]) -> str:
     asked = [a for a in again if a["outcome"] == "asked"]
     return (f"said again at once (--said-again: each of {len(again)} commands missed, a second take by the same "
             f"voice): {sum(a['ok'] for a in heard)} heard right, {sum(not a['ok'] for a in heard)} heard as "
-            f"another command ({sum(not a['ok'] and not a['asked'] for a in heard)} acted on); asked about "
-            f"after the two misses: {sum(a['ok'] for a in asked)} the command said, "
+            f"another command ({sum(not a['ok'] and not a['asked'] for a in heard)} acted on); taken with doubt "
+            f"after the two misses (asked about unless harmless): {sum(a['ok'] for a in asked)} the command said, "
             f"{sum(not a['ok'] for a in asked)} another; {len(again) - len(heard) - len(asked)} missed again")
 
 
@@ -588,6 +602,7 @@ def near_misses(rows: Iterable[dict[str, Any]]) -> str:
     """What the live loop would make of each miss said again at once: a command missed (vetoed, or
     near what Whisper wrote) twice running is asked about, so a miss near the command said is a
     question away from right, and one near another command a wrong question (a harmless one acted on)."""
+    rows = [as_played(r) for r in rows]
     said = [r for r in rows if r.get("expected") and r["got"] == "nothing"]
     talk = [r for r in rows if not r.get("expected") and r["got"] == "nothing"]
     right = sum(r.get("near") == r["expected"] for r in said)

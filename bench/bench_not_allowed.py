@@ -14,7 +14,8 @@ heard by the hybrid as configured, through ``open_ear`` as in play. Each is coun
 - **named**: a command not allowed now, of the intent said (the game says why);
 - **named another**: a command not allowed now, of another intent;
 - **WRONG**: a command the moment allows, taken: **acted on**, or **asked first** (taken with
-  doubt and not harmless: play asks "Explore one zero zero?" and acts only on a yes);
+  doubt and not harmless: play asks "Explore one zero zero?" and acts only on a yes), or **let
+  go** (taken with doubt and harmless: play lets it go the first time, acts on it if said again);
 - **nothing**: not understood (the player hears nothing, or "Say again?").
 
 Intents the box allows almost everywhere (louder, help, pause...) have no moment that refuses
@@ -46,10 +47,10 @@ from bench.bench_accuracy import CONDITIONS, Noises, make_clip, sample_commands 
 from bench.results import Results  # noqa: E402
 from bench.voices import OtherTalkers  # noqa: E402
 from tests.support.spoken import HELD_OUT_SPEAKERS, TUNING_SPEAKERS, ClipMaker, Speaker, babble  # noqa: E402
-from tests.support.tally import asked_first  # noqa: E402
+from tests.support.tally import asked_first, in_play  # noqa: E402
 
 GAMES = ("omega-virus", "prologue", "msx-cards", "planets")
-KINDS = ("named", "named another", "wrong acted on", "wrong asked first", "nothing")
+KINDS = ("named", "named another", "wrong acted on", "wrong asked first", "wrong let go", "nothing")
 
 
 def refusing_moment(moments: Sequence[frozenset[str]], intent: str) -> frozenset[str] | None:
@@ -75,6 +76,8 @@ def kind(result: object, command: Command, sentences: SentenceSet) -> str:
     if isinstance(result, NotAllowedNow) and result.command is not None:
         return "named" if result.command.intent == command.intent else "named another"
     if isinstance(result, Transcript) and result.command is not None:
+        if not isinstance(in_play(sentences, result), Transcript):
+            return "wrong let go"  # doubted and harmless: let go the first time (acted on if said again)
         return "wrong asked first" if asked_first(sentences, result) else "wrong acted on"
     return "nothing"
 

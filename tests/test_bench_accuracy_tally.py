@@ -1,6 +1,7 @@
 """bench_accuracy (its counting: tests/support/tally.py) splits wrong commands as the player
 meets them: a wrong command taken with doubt whose intent is not harmless is asked about first
-("Explore one zero zero?"); every other wrong command is acted on. Checked on the real Command
+("Explore one zero zero?"); one whose intent is harmless is let go the first time (a near miss,
+acted on when said again); every other wrong command is acted on. Checked on the real Command
 Center sentences and hearing events. And its ablation takes a clip's result without a stage
 from the run with it only when hearing it again without the stage gives the same (the real Ear
 and cascade, with given transcripts)."""
@@ -17,13 +18,23 @@ from assistant.engine import Command
 from assistant.games import game_module
 from assistant.games.omega_virus.engine import CommandCenter, Phase
 from assistant.hearing import HearingSettings
-from assistant.hearing.events import Doubted, NotRecognized, Transcript
+from assistant.hearing.events import Doubted, NearMiss, NotRecognized, Transcript
 from assistant.hearing.pipeline import Cascade
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
+from assistant.live.loop import missed_again
 from tests.ov_helpers import explore, lines, signed_on, to_turn
-from tests.support.tally import Tally, asked_first, same_move, steps_kept, tally_json, unchanged_without
+from tests.support.tally import (
+    Tally,
+    as_played,
+    asked_first,
+    in_play,
+    same_move,
+    steps_kept,
+    tally_json,
+    unchanged_without,
+)
 
 CARDS = game_module("msx-cards").sentences()
 
@@ -48,6 +59,30 @@ def test_the_box_s_costly_commands_heard_with_doubt_are_asked_first(words: str) 
     command = sentences.match(sentences.words(words))
     assert command is not None
     assert asked_first(sentences, Doubted(words, 0.5, "", command, why="taken by as_sentences alone"))
+
+
+def test_a_doubted_harmless_command_is_let_go_in_play_as_the_live_loop_does() -> None:
+    """``in_play`` is the loop's own near miss (``loop.let_go``): a doubted repeat is kept near
+    "repeat", not taken; a costly one or one heard without doubt is as it was. A kept row of a
+    doubted harmless command, right or wrong, is a miss near it (``as_played``)."""
+    sentences = game_module("omega-virus").sentences()
+    explore = sentences.match(sentences.words("explore one zero zero"))
+    repeat = sentences.match(sentences.words("repeat"))
+    assert explore is not None and repeat is not None
+    doubted_repeat = Doubted("repeat", 0.5, "Repeat it.", repeat, why="taken by as_sentences alone")
+    kept = in_play(sentences, doubted_repeat)
+    assert isinstance(kept, NearMiss) and kept.command == repeat and kept.heard == "Repeat it."
+    assert missed_again(kept, in_play(sentences, doubted_repeat))  # said again: acted on
+    doubted_explore = Doubted("explore one zero zero", 0.5, "", explore, why="taken by as_sentences alone")
+    assert in_play(sentences, doubted_explore) is doubted_explore
+    heard = Transcript("repeat", 0.9, "", repeat)
+    assert in_play(sentences, heard) is heard
+    row = {"got": "repeat {}", "expected": "repeat {}", "ok": True, "doubted": True, "asked": False}
+    assert as_played(row) == {**row, "got": "nothing", "ok": False, "near": "repeat {}", "let_go": True}
+    talk = {**row, "expected": None, "ok": False}
+    assert as_played(talk)["got"] == "nothing" and as_played(talk)["ok"]  # table talk let go: not taken
+    for kept_as_is in ({**row, "asked": True}, {**row, "doubted": False}, {**row, "got": "nothing", "ok": False}):
+        assert as_played(kept_as_is) == kept_as_is
 
 
 def test_wrong_commands_are_counted_acted_on_and_asked_first_apart_and_together() -> None:

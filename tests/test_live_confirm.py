@@ -177,11 +177,39 @@ def test_a_doubted_move_refused_leaves_the_game_as_it_was(game: str) -> None:
     assert t.acted == [command], t.acted
 
 
-def test_a_harmless_command_heard_with_doubt_is_acted_on_without_asking() -> None:
+def test_a_harmless_command_heard_with_doubt_is_let_go_then_acted_on_unasked_when_said_again() -> None:
+    """A doubted status is not read out over table talk: it is let go, kept as a near miss. The
+    player who said it says it again, doubted again: it is acted on, with no question ("Status?"
+    would cost the table what the readout does)."""
     t = table("msx-cards", [])
     t.utterance("", ["Hmm."], ["Status."])
     assert [s.stage for s in t.loop.ear.steps if s.command is not None] == ["as_sentences"]
+    assert t.acted == [] and t.said == [], (t.acted, t.said)
+    assert t.loop._missed is not None and t.loop._missed[0].command == Command("status")
+    t.utterance("", ["Hmm."], ["Status."])
     assert t.acted == [Command("status")], (t.acted, t.said)
+    assert t.said and not any(line.endswith("Status?") for line in t.said), t.said
+
+
+def test_a_doubted_harmless_command_is_not_taken_after_another_command_or_too_late() -> None:
+    t = table("msx-cards", [])
+    t.utterance("", ["Hmm."], ["Status."])
+    t.utterance("repeat", ["Repeat."])  # a command taken in between: the next doubt starts afresh
+    t.utterance("", ["Hmm."], ["Status."])
+    assert t.acted == [Command("repeat")], t.acted
+    t.loop.settings.again_seconds = 0.0  # said again, but too late to be the same player repeating
+    t.utterance("", ["Hmm."], ["Status."])
+    assert t.acted == [Command("repeat")], t.acted
+
+
+def test_a_doubted_harmless_command_while_a_move_is_asked_about_leaves_the_question() -> None:
+    t, command = doubted_move("omega-virus")
+    t.said.clear()
+    t.utterance("", ["Hmm."], ["Repeat."])  # table talk taken for "repeat" with doubt: let go
+    assert t.acted == [] and t.said == [] and "yes" in t.loop.ear.intents, (t.acted, t.said)
+    assert t.loop._missed is not None and t.loop._missed[0].command == Command("repeat"), t.loop._missed
+    t.utterance("yes", ["Yes."])
+    assert t.acted == [command], t.acted
 
 
 def test_another_command_instead_of_an_answer_replaces_the_question() -> None:

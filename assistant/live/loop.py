@@ -14,18 +14,19 @@ listens for one utterance: until the recognizer ends one that had words, or ``ta
 pass; then it is closed again, so table talk between presses is never heard at all.
 
 What the ear gives at the end of an utterance is typed, and the loop acts on the type: a command
-heard is acted on; a command not allowed now has the game say why; words the hybrid ran out of
-time on (hearing.budget_seconds) are answered "Say again?" at once; anything else not understood is let go
-silently (table talk), except the same command missed twice running (``again_seconds``: Whisper's veto
-dropped it, or Whisper wrote something near it, ``NearMiss``): the player said it again, and it is
-taken with doubt. A command heard with doubt (``Doubted``) is acted
-on at once only when its intent is ``harmless`` (sentences files: repeat, help, status, volume...)
-or ``confirms`` (it asks its own question: new game, main menu, shut down; the front says whether
-it does now); any other (a move, stop listening, resume) is asked about first ("Explore one two zero?"): yes acts on it,
-no drops it ("Say again?"), another command replaces it, and no answer within ``confirm_seconds``
-drops it. Asking, not acting and offering a take-back: a wrong explore cannot be undone in the
-Omega Virus, and in the games that have "undo" a wrong move has already told the table what it
-revealed.
+heard is acted on; a command not allowed now has the game say why; words the hybrid ran out of time
+on (hearing.budget_seconds) are answered "Say again?" at once; anything else not understood is let
+go silently (table talk), except the same command missed twice running (``again_seconds``: Whisper's
+veto dropped it, or Whisper wrote something near it, ``NearMiss``): the player said it again, and it
+is taken with doubt. A command heard with doubt (``Doubted``) whose intent is ``harmless``
+(sentences files: repeat, help, status, volume...) is let go as a near miss: said again at once, it
+is acted on without a question (asking "Status?" costs what acting does). One whose intent
+``confirms`` (it asks its own question: new game, main menu, shut down; the front says whether it
+does now) is acted on; any other (a move, stop listening, resume) is asked about first ("Explore one
+two zero?"): yes acts on it, no drops it ("Say again?"), another command replaces it, and no answer
+within ``confirm_seconds`` drops it. Asking, not acting and offering a take-back: a wrong explore
+cannot be undone in the Omega Virus, and in the games that have "undo" a wrong move has already told
+the table what it revealed.
 
 The loop drives a ``Front``: one game's session, or the box that holds the spoken menu and the
 games. When what it holds changes (the menu, another game), ``ear_for`` gives an ear for the
@@ -126,6 +127,13 @@ def missed_again(before: NotRecognized | None, now: NotRecognized) -> bool:
     the loop's part). bench_accuracy's ``--said-again`` replays this rule."""
     return (isinstance(before, NearMiss) and isinstance(now, NearMiss) and now.command is not None
             and before.command == now.command)
+
+
+def let_go(doubted: Doubted) -> NearMiss:
+    """A doubted harmless command as the near miss the loop keeps: said again at once (another
+    near miss or doubt of the same command, ``missed_again``), it is acted on."""
+    return NearMiss(doubted.heard, f"taken with doubt ({doubted.why}); harmless, so let go unless said again",
+                    doubted.confidence, command=doubted.command, text=doubted.text)
 
 
 @dataclass
@@ -421,6 +429,8 @@ class LiveLoop:
         if isinstance(event, Transcript):
             if event.command is None:
                 return False
+            if isinstance(event, Doubted) and self._let_go(event):
+                return self._missed_again(let_go(event))
             return self._take(event.command, early=False, doubted=event if isinstance(event, Doubted) else None)
         if isinstance(event, NotAllowedNow) and event.command is not None:
             self._asking, self._missed = None, None
@@ -478,6 +488,17 @@ class LiveLoop:
                           why=f"{how} twice running: Whisper heard {last[0].heard!r}, then {event.heard!r}")
         return self._take(event.command, early=False, doubted=doubted)
 
+    def _let_go(self, doubted: Doubted) -> bool:
+        """Whether a doubted command is let go the first time (kept as a near miss, acted on when
+        said again): a ``harmless`` one, unless it answers the question asked (a guessed yes or no
+        is asked again, ``_take``). Asking "Status?" costs the table what acting does; acting at
+        once reads out status or turns the volume on table talk and on commands half heard."""
+        assert doubted.command is not None
+        if self._asking is not None and doubted.command.intent in ANSWERS:
+            return False
+        intent = self.ear.sentences.intents.get(doubted.command.intent)
+        return intent is not None and intent.harmless
+
     def _ask(self, doubted: Doubted) -> None:
         """Ask whether the doubted command is what was said: "Explore one two zero?"."""
         self._asking, self._asked_at = doubted, time.monotonic()
@@ -491,7 +512,7 @@ class LiveLoop:
         if intent is None:
             return True
         if intent.harmless:
-            return False
+            return False  # said twice running (``_let_go``): acted on, as asking would cost the same
         return not (intent.confirms and self.session.asks_before(command))
 
     def _maybe_early(self) -> bool:

@@ -15,6 +15,7 @@ from assistant.engine import Command
 from assistant.games.omega_virus.buttons import command_center_buttons
 from assistant.hearing.events import Doubted, Final, Transcript
 from assistant.hearing.pipeline import Cascade
+from assistant.live.loop import let_go
 from assistant.sentences import SentenceSet
 
 #: A stage the budget stopped (``Cascade.run``): "stopped: SPENT + EXPECTED s is over the budget".
@@ -94,7 +95,9 @@ class Tally:
 
     A wrong command (or table talk) taken with doubt and not harmless is *asked first* in play
     ("Explore one zero zero?": the live loop acts only on "yes"; ``asked_first``); the others are
-    *acted on*: the wrong moves a player suffers. ``wrong`` and ``taken`` count both."""
+    *acted on*: the wrong moves a player suffers. ``wrong`` and ``taken`` count both. A doubted
+    harmless command is let go the first time (``as_played``): not taken, so right or wrong it
+    is missed here (said again, it is acted on: the benchmark's near-miss line)."""
 
     commands: int = 0
     right: int = 0
@@ -152,15 +155,36 @@ def steps_kept(ear: Any, kept: list[tuple[str, str, float]]) -> Callable[[Transc
     return deciding
 
 
+def harmless(sentences: SentenceSet, command: Command) -> bool:
+    """Whether ``command``'s intent loses nothing when taken by mistake (``harmless: true``)."""
+    intent = sentences.intents.get(command.intent)
+    return intent is not None and intent.harmless
+
+
 def asked_first(sentences: SentenceSet, result: Final) -> bool:
     """Whether play asks before acting on ``result``: a command taken with doubt (``Doubted``) whose
     intent is not ``harmless`` (``LiveLoop._take``: "Explore one zero zero?", acted on only after a
     yes; a moment with no yes or no to ask with asks to say it again; an intent that ``confirms``
     asks its own question instead: "Shut down? Say yes or no.")."""
-    if not isinstance(result, Doubted) or result.command is None:
-        return False
-    intent = sentences.intents.get(result.command.intent)
-    return intent is None or not intent.harmless
+    return isinstance(result, Doubted) and result.command is not None and not harmless(sentences, result.command)
+
+
+def in_play(sentences: SentenceSet, result: Final) -> Final:
+    """``result`` as play takes it the first time it is heard: a command taken with doubt whose
+    intent is harmless is let go, kept as a near miss (``LiveLoop._let_go``, ``loop.let_go``), and
+    acted on only when said again; anything else as it is."""
+    if isinstance(result, Doubted) and result.command is not None and harmless(sentences, result.command):
+        return let_go(result)
+    return result
+
+
+def as_played(row: dict[str, Any]) -> dict[str, Any]:
+    """A kept row (what hearing decided) as play takes it the first time (``in_play``): a doubted
+    command not asked about is harmless, so it is let go: nothing taken, a near miss of it kept
+    ("let_go"). Rows keep what hearing decided, so a change of play's rule needs no clip heard again."""
+    if row["got"] == "nothing" or not row.get("doubted") or row["asked"]:
+        return row
+    return {**row, "got": "nothing", "ok": row.get("expected") is None, "near": row["got"], "let_go": True}
 
 
 def tally_json(tally: Tally) -> dict[str, Any]:
