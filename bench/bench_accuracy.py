@@ -41,7 +41,10 @@ the tables give, per condition, voice family and voice set (tuning, held-out): c
 right, WRONG (another move made: worse than a miss) and missed; table talk taken; the
 WRONG commands and table talk taken split into those play would act on and those it would
 ask about first (taken with doubt, and not harmless: "Explore one zero zero?" is acted on only
-after a yes; ``asked_first``); the
+after a yes; ``asked_first``). A command taken with doubt whose intent is harmless (status,
+repeat...) is let go the first time in play (kept as a near miss, acted on when said again:
+``tally.as_played``), so it counts as missed, right or wrong; the rows keep what hearing decided.
+Then the
 CPU seconds the hearing of one utterance took (process time, every thread, so Whisper's too:
 median and 90th percentile) and its wall-clock seconds (inflated on a busy machine); then per
 game and per voice. A result is right when it makes the move asked for: in The Omega Virus two
