@@ -27,7 +27,8 @@ stage's figures and the free text's decision). For each clip this study replays:
 Right, WRONG (acted on, asked first), missed and table talk taken are counted as
 ``bench_accuracy`` counted them when this study was run (2026-12-04): a doubted harmless command
 acted on at once. Play now lets it go the first time (``tests.support.tally.as_played``); this
-study's figures, kept in its results file, are of the earlier rule. CPU is the hearing's process time per clip (median, p90).
+study's figures, kept in its results file, are of the earlier rule. CPU is the hearing's process
+time per clip (median, p90).
 
     python bench/closed_order_study.py --rows DIR/results/hybrid-*.jsonl [--results NAME]
 """

@@ -9,15 +9,15 @@ assistant asks about ("Skill zero?": heard with doubt) is answered "yes", as ask
 game may ask at most four times. Table talk in the middle must change nothing.
 
 The limits are what the hearing does with these voices plus a margin, not a figure of merit
-(bench/bench_accuracy.py measures that): measured here on 2026-12-06 over twelve runs of this
-test, the Scottish voice's "skill zero" (Whisper writes "Call the arrow.") was vetoed once or
-twice before it was asked about, and the Caribbean voice's "skip" ("Keep...") was missed or
-asked about about half the time it was said: 1 to 3 repeats and 1 to 3 questions a game. With
-limits of two repeats and three questions the test failed about one run in six (CI at stop 56
-among them) though nothing had changed. Measured again when doubted harmless commands became let
-go the first time (a doubted "how much time is left" would need saying again): nine runs passed,
-six of them counted, 0 to 2 repeats and 1 to 3 questions, the time always heard at once. A voice that were not heard at all would still fail it:
-each step may be said three times at most (``TRIES``).
+(bench/bench_accuracy.py measures that): measured here on 2026-12-06 over twelve runs of this test,
+the Scottish voice's "skill zero" (Whisper writes "Call the arrow.") was vetoed once or twice before
+it was asked about, and the Caribbean voice's "skip" ("Keep...") was missed or asked about about
+half the time it was said: 1 to 3 repeats and 1 to 3 questions a game. With limits of two repeats
+and three questions the test failed about one run in six (CI at stop 56 among them) though nothing
+had changed. Measured again when doubted harmless commands became let go the first time (a doubted
+"how much time is left" would need saying again): nine runs passed, six of them counted, 0 to 2
+repeats and 1 to 3 questions, the time always heard at once. A voice that were not heard at all
+would still fail it: each step may be said three times at most (``TRIES``).
 """
 
 from __future__ import annotations
