@@ -191,6 +191,19 @@ def test_a_harmless_command_heard_with_doubt_is_let_go_then_acted_on_unasked_whe
     assert t.said and not any(line.endswith("Status?") for line in t.said), t.said
 
 
+def test_with_push_to_talk_a_doubted_harmless_command_is_acted_on_at_once() -> None:
+    """A press means the player spoke to the box, and no table talk reaches it unpressed: a doubted
+    status is read out at once (a costly move is still asked about: the other tests)."""
+    t = table("msx-cards", [])
+    t.loop.settings.listen = "push-to-talk"
+    t.utterance("", ["Hmm."], ["Status."])  # not pressed: not heard at all
+    assert t.acted == [] and t.loop._missed is None, t.acted
+    assert t.loop._talk()
+    t.utterance("", ["Hmm."], ["Status."])
+    assert [s.stage for s in t.loop.ear.steps if s.command is not None] == ["as_sentences"]
+    assert t.acted == [Command("status")], (t.acted, t.said)
+
+
 def test_a_doubted_harmless_command_is_not_taken_after_another_command_or_too_late() -> None:
     t = table("msx-cards", [])
     t.utterance("", ["Hmm."], ["Status."])

@@ -20,13 +20,13 @@ go silently (table talk), except the same command missed twice running (``again_
 veto dropped it, or Whisper wrote something near it, ``NearMiss``): the player said it again, and it
 is taken with doubt. A command heard with doubt (``Doubted``) whose intent is ``harmless``
 (sentences files: repeat, help, status, volume...) is let go as a near miss: said again at once, it
-is acted on without a question (asking "Status?" costs what acting does). One whose intent
-``confirms`` (it asks its own question: new game, main menu, shut down; the front says whether it
-does now) is acted on; any other (a move, stop listening, resume) is asked about first ("Explore one
-two zero?"): yes acts on it, no drops it ("Say again?"), another command replaces it, and no answer
-within ``confirm_seconds`` drops it. Asking, not acting and offering a take-back: a wrong explore
-cannot be undone in the Omega Virus, and in the games that have "undo" a wrong move has already told
-the table what it revealed.
+is acted on without a question (asking "Status?" costs what acting does); with push-to-talk it is
+acted on at once. One whose intent ``confirms`` (it asks its own question: new game, main menu, shut
+down; the front says whether it does now) is acted on; any other (a move, stop listening, resume) is
+asked about first ("Explore one two zero?"): yes acts on it, no drops it ("Say again?"), another
+command replaces it, and no answer within ``confirm_seconds`` drops it. Asking, not acting and
+offering a take-back: a wrong explore cannot be undone in the Omega Virus, and in the games that
+have "undo" a wrong move has already told the table what it revealed.
 
 The loop drives a ``Front``: one game's session, or the box that holds the spoken menu and the
 games. When what it holds changes (the menu, another game), ``ear_for`` gives an ear for the
@@ -492,9 +492,11 @@ class LiveLoop:
         """Whether a doubted command is let go the first time (kept as a near miss, acted on when
         said again): a ``harmless`` one, unless it answers the question asked (a guessed yes or no
         is asked again, ``_take``). Asking "Status?" costs the table what acting does; acting at
-        once reads out status or turns the volume on table talk and on commands half heard."""
+        once reads out status or turns the volume on table talk and on commands half heard. Not
+        with push-to-talk: no table talk reaches the ear unpressed, and a player who pressed and
+        spoke would hear nothing; a harmless command is acted on at once, as it costs nothing."""
         assert doubted.command is not None
-        if self._asking is not None and doubted.command.intent in ANSWERS:
+        if self.settings.push_to_talk or (self._asking is not None and doubted.command.intent in ANSWERS):
             return False
         intent = self.ear.sentences.intents.get(doubted.command.intent)
         return intent is not None and intent.harmless

@@ -170,7 +170,8 @@ def asked_first(sentences: SentenceSet, result: Final) -> bool:
 
 
 def in_play(sentences: SentenceSet, result: Final) -> Final:
-    """``result`` as play takes it the first time it is heard: a command taken with doubt whose
+    """``result`` as play, always listening (as the benchmarks hear), takes it the first time it is
+    heard (push-to-talk acts on it at once): a command taken with doubt whose
     intent is harmless is let go, kept as a near miss (``LiveLoop._let_go``, ``loop.let_go``), and
     acted on only when said again; anything else as it is."""
     if isinstance(result, Doubted) and result.command is not None and harmless(sentences, result.command):
