@@ -133,7 +133,8 @@ def test_a_doubted_resume_in_a_pause_is_asked_about_and_the_clock_waits_for_the_
 
 def test_a_doubted_volume_is_asked_about_and_a_doubted_louder_is_not() -> None:
     """A "volume zero" taken by mistake would silence the box, and nobody would hear what it did:
-    asked first, and only a yes sets it. Louder or quieter, a step that is heard, is acted on."""
+    asked first, and only a yes sets it. Louder or quieter, a step that is heard, is never asked
+    about: doubted, it is let go the first time (it may be table talk) and acted on said again."""
     t = box_table()
     t.doubted("Volume zero.")
     assert t.acted == [] and t.said == ["BSAT1: Volume zero?"], t.said
@@ -145,7 +146,10 @@ def test_a_doubted_volume_is_asked_about_and_a_doubted_louder_is_not() -> None:
     assert t.acted == [Command("volume", {"level": "0"})] and t.box.volume.level == 0
     t.said.clear()
     t.doubted("Louder.")
+    assert t.acted[-1] != Command("louder") and t.box.volume.level == 0 and t.said == [], t.said
+    t.doubted("Louder.")
     assert t.acted[-1] == Command("louder") and t.box.volume.level == 1, t.said
+    assert not any(line.endswith("Louder?") for line in t.said), t.said
 
 
 def test_a_doubted_shut_down_asks_the_box_s_own_question_only() -> None:
