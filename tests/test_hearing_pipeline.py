@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -231,7 +232,7 @@ class Held(Costly):
     held to the grammar, the sentences it finds (likeliest first) and its own reading; the free
     hearing costs a second on ``clock``, the grammar search half a second."""
 
-    def __init__(self, clock: Clock, texts: list[str], found: list[tuple[str, float]],
+    def __init__(self, clock: Clock, texts: list[str], found: Sequence[tuple[str, float] | tuple[str, float, float]],
                  reading: tuple[str, float], plain: list[str] | None = None) -> None:
         super().__init__(clock, texts, plain)
         self.found, self.reading = found, reading
@@ -245,7 +246,7 @@ class Held(Costly):
     def held_to(self, graph: object, beam: int, keep: int = 8, span: float = 15.0) -> list[Sentence]:
         self.calls.append("held_to")
         self.spans.append(span)
-        return [Sentence(tuple(text.split()), logprob) for text, logprob in self.found]
+        return [Sentence(tuple(text.split()), logprob, *stop) for text, logprob, *stop in self.found]
 
     def own_reading(self) -> tuple[str, float]:
         return self.reading
@@ -599,8 +600,28 @@ def test_talk_that_starts_with_a_command_is_not_heard_by_the_grammar_search_alon
     assert Closed.verdict(HeldTo(-3.0, -9.0, -2.5, 1, "none", tail=2), HearingSettings()) == ""
 
 
+def test_a_short_command_whisper_would_write_again_is_not_talk_that_goes_on() -> None:
+    """In a short window Whisper writes a one-word command over and over ("Status. Status."):
+    the end after it is more than ``closed_stop`` below the likeliest next token (2.17 for a clean
+    "status" on the tuning voices), yet its own reading, repeats cut, is the command and nothing
+    more (``HeldTo.whole``). That is no talk going on: heard, not doubted. A reading that goes on
+    with other words is still held back."""
+    def heard_with(reading: str) -> Transcript | NotRecognized:
+        clock = Clock()
+        held = Held(clock, [reading], [("status", -3.67, -2.17), ("roll the dice", -12.0)], (reading, -3.61))
+        return hear(closed_ear(held, clock, closed_first=True), "status")
+    loop = heard_with("Status. Status. Status.")
+    assert isinstance(loop, Transcript) and not isinstance(loop, Doubted) and loop.command == Command("status"), loop
+    assert not (isinstance(talk := heard_with("Status of the thing."), Transcript)
+                and not isinstance(talk, Doubted)), talk
+    held = HeldTo(-3.67, -12.0, -3.61, 1, "same", stop=-2.17)
+    assert Closed.verdict(held, HearingSettings()) == ""
+    assert Closed.verdict(replace(held, whole=True), HearingSettings()) == "heard"
+    assert Closed.goes_on(held, HearingSettings()) and not Closed.goes_on(replace(held, whole=True), HearingSettings())
+
+
 def test_the_closed_stage_s_figures_are_read_back_from_its_note() -> None:
-    held = HeldTo(-6.0, -12.0, -1.0, 1, "other", -0.5, 0.25, 3)
+    held = HeldTo(-6.0, -12.0, -1.0, 1, "other", -0.5, 0.25, 3, True)
     assert HeldTo.from_note(f"took {{\"intent\": [1]}} 'attack' [{held.note()}]") == held
     # a note kept before stop, reads and tail were written
     old = HeldTo.from_note("asked x 'attack' [best -6.00 other -12.00 own -1.00 words 1 first same]")

@@ -164,3 +164,15 @@ def test_goes_on_counts_the_words_after_a_command_said_first() -> None:
     assert omega.goes_on("Pass, pass, pass.", Command("pass", {})) == 0  # a loop is one turn
     assert omega.goes_on("Explore room 120, I think", explore("1", "2", "0")) == 2
     assert omega.goes_on("Explore room 120", explore("1", "2", "1")) == 0  # another command
+
+
+def test_says_only_is_a_whole_command_and_nothing_more_repeats_cut() -> None:
+    """``Spotter.says_only``: Whisper's own reading, repeats cut, is a sentence of the command and
+    nothing more (``HeldTo.whole``: Whisper writing a short command again is no talk going on)."""
+    omega = Spotter(OMEGA)
+    assert omega.says_only("Pass, pass, pass.", Command("pass", {}))
+    assert omega.says_only("Explore room 120.", explore("1", "2", "0"))
+    assert not omega.says_only("Explore room 120, I think", explore("1", "2", "0"))
+    assert not omega.says_only("Explore room 120", explore("1", "2", "1"))
+    assert not omega.says_only("Well, pass.", Command("pass", {}))
+    assert not omega.says_only("", Command("pass", {}))

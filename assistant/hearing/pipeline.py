@@ -110,6 +110,8 @@ class Spotter(Protocol):
 
     def goes_on(self, text: str, command: Command) -> int: ...
 
+    def says_only(self, text: str, command: Command) -> bool: ...
+
 
 class Ear(Protocol):
     """What the stages use of ``recognizer.Ear`` (a Protocol, so this module does not import it)."""
@@ -315,6 +317,9 @@ class HeldTo:
     #: how many words Whisper's own reading goes on after a sentence of that command at its start
     #: (``Spotter.goes_on``: 0 when it does not begin with one)
     tail: int = 0
+    #: whether Whisper's own reading, repeats cut, is a whole sentence of that command and nothing
+    #: more (``Spotter.says_only``: "Status. Status." for "status")
+    whole: bool = False
 
     @property
     def margin(self) -> float:
@@ -330,18 +335,20 @@ class HeldTo:
 
     def note(self) -> str:
         return (f"best {self.best:.2f} other {self.other:.2f} own {self.own:.2f} words {self.words} "
-                f"first {self.first} stop {self.stop:.2f} reads {self.reads:.2f} tail {self.tail}")
+                f"first {self.first} stop {self.stop:.2f} reads {self.reads:.2f} tail {self.tail} "
+                f"whole {int(self.whole)}")
 
     @classmethod
     def from_note(cls, verdict: str) -> HeldTo | None:
         """The figures in a step's verdict (``note``), for studies that replay ``Closed.verdict``
-        (a note kept before ``stop``, ``reads`` or ``tail`` existed gives 0, inf and 0 for them)."""
+        (a note kept before ``stop``, ``reads``, ``tail`` or ``whole`` existed gives 0, inf, 0 and
+        False for them)."""
         words = verdict.rsplit("[", 1)[-1].replace("]", " ").split()
         figures = dict(zip(words[::2], words[1::2], strict=False))
         try:
             return cls(float(figures["best"]), float(figures["other"]), float(figures["own"]), int(figures["words"]),
                        figures["first"], float(figures.get("stop", 0.0)), float(figures.get("reads", math.inf)),
-                       int(figures.get("tail", 0)))
+                       int(figures.get("tail", 0)), figures.get("whole", "0") == "1")
         except (ValueError, KeyError):
             return None
 
@@ -433,7 +440,7 @@ class Closed(Stage):
         reading that the free text need not be asked: ``closed_reject_fit``; only when the first
         pass was read and did not take the best sentence's command)."""
         far = 0 < settings.closed_reject_fit < -held.fit and held.first in ("none", "other")
-        if held.stop < -settings.closed_stop:
+        if Closed.goes_on(held, settings):
             return "no" if far else ""  # Whisper would go on writing: a command said at the start of longer talk
         if Closed.agree(held, settings):
             return "heard"  # two recognizers agree
@@ -453,6 +460,14 @@ class Closed(Stage):
         less than ``closed_margin`` (a sentence of another command further below changes no
         decision: its margin is enough either way)."""
         return max(settings.closed_span, settings.closed_margin)
+
+    @staticmethod
+    def goes_on(held: HeldTo, settings: HearingSettings) -> bool:
+        """Whether Whisper would go on writing after the best sentence (``closed_stop`` below
+        ending there): a command said at the start of longer talk. Not when its own reading, repeats
+        cut, is that command and nothing more (``HeldTo.whole``): what it would go on with is the
+        command again, as a window of a short command makes it write ("Status. Status.")."""
+        return held.stop < -settings.closed_stop and not held.whole
 
     @staticmethod
     def agree(held: HeldTo, settings: HearingSettings) -> bool:
@@ -493,8 +508,9 @@ class Closed(Stage):
             said = bool(case.ear.sentences.words(reading))
             reads = case.spotter.distance(reading, command) if said else math.inf
             tail = case.spotter.goes_on(reading, command) if said else 0
+            whole = said and case.spotter.says_only(reading, command)
             first = relation(case.first_command, command) if case.first_read else UNREAD
-            held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words), first, best.stop, reads, tail)
+            held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words), first, best.stop, reads, tail, whole)
             case.notes[self.name] = f"{best.text!r} [{held.note()}]"
         case.look = Look(found, commands, reading, own, held)
         return case.look
@@ -556,7 +572,7 @@ class Closed(Stage):
             return self._nothing(case, reading, "no allowed sentence found")
         best, command = look.found[0], look.commands[0]
         if taken is not None and isinstance(decided, Transcript):
-            if command != taken or held.stop < -s.closed_stop:
+            if command != taken or self.goes_on(held, s):
                 return _asked(decided, f"Whisper held to the grammar hears {best.text!r}")
             if s.closed_strict and not self.clear(held, s):
                 return _asked(decided, f"Whisper held to the grammar finds {best.text!r} likeliest, but not clearly "

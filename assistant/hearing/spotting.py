@@ -302,6 +302,12 @@ class Spotter:
                 return len(words) - said
         return 0
 
+    def says_only(self, text: str, command: Command) -> bool:
+        """Whether ``text`` (Whisper's own reading), repeats cut, is a whole sentence of
+        ``command`` and nothing more ("Status. Status." for status)."""
+        words = without_repeats(self.words(text))
+        return bool(words) and self.sentences.match(words, [command.intent]) == command
+
     @property
     def near_distance(self) -> float:
         """How near a command what Whisper wrote must be to count as a near miss of it."""
