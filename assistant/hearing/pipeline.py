@@ -369,8 +369,8 @@ class Look:
 class Closed(Stage):
     """Whisper held to the grammar (assistant/hearing/closed.py), run last, on what the stages
     before decided (``check``). A command they took stands when the allowed sentence Whisper
-    finds likeliest is the same command (and Whisper would stop writing after it: ``closed_stop``)
-    and is asked about otherwise. When they took nothing, the likeliest sentence is heard when
+    finds likeliest is the same command (and Whisper would stop writing after it: ``closed_stop``,
+    ``goes_on``) and is asked about otherwise. When they took nothing, the likeliest sentence is heard when
     the first pass took the same command, or when it is clearly likelier than any sentence of
     another command (``closed_margin``) and near what Whisper would write freely (``closed_fit``,
     per token: table talk is far likelier as itself than as any command), and that free reading
@@ -405,7 +405,8 @@ class Closed(Stage):
                 "own reading, and the first pass did not take its command: talk that is no command (0: off).",
                 minimum=0.0, maximum=50.0),
         Setting("hearing.whisper.closed_stop", 2.0, "How much less likely than its likeliest next token Whisper "
-                "may find the end after the sentence (talk that starts with a command goes on).",
+                "may find the end after the sentence (talk that starts with a command goes on; not checked when its "
+                "own reading is the command over again).",
                 minimum=0.0, maximum=50.0),
         Setting("hearing.whisper.closed_tail", 2, "Take nothing at once when Whisper's own reading goes on this "
                 "many words after a sentence of the best command said at its start, unless the first pass took the "
