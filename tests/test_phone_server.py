@@ -457,7 +457,9 @@ def test_following_the_game_played_now_its_colors_and_a_new_pin_said_at_once(
     assert shown.getvalue().splitlines()[0].endswith("  PIN 2222")
     assert keypad.announcement().endswith("PIN 2 2 2 2.") and keypad.door.colors == ()
     omega = playing[0] = session("omega-virus", 4)
+    assert keypad.pin == "3333"  # read first, as a phone's test would: the new game's, and it stays
     assert keypad.announcement().endswith("PIN 3 3 3 3.")
+    assert keypad.pin == "3333"
     assert keypad.door.colors == ("red", "blue", "green", "yellow")
     assert keypad.door.phone(red.token) is red  # the phones in stay in
     omega.start()

@@ -229,6 +229,9 @@ class PhoneKeypad:
 
     @property
     def pin(self) -> str:
+        """The PIN of the game played now: a game just started gets its own first (read before the
+        server's next look at the game, the PIN would otherwise change under the reader)."""
+        self._check_game()
         return self.door.pin
 
     @property
