@@ -275,7 +275,6 @@ class PhoneKeypad:
     def show(self, out: TextIO | None = None) -> None:
         """The address, the PIN and a QR code of the address, for the terminal."""
         out = out or sys.stderr
-        self._check_game()  # a game just started: its PIN, not the last game's
         print(f"phone keypad: {self.url}  PIN {self.pin}", file=out)
         if self._mdns is not None:
             print(f"phone keypad: also http://{MDNS_NAME}:{self.port} on phones that know mDNS names", file=out)
