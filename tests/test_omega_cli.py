@@ -138,7 +138,8 @@ def test_scripted_game_ends_with_time_running_out(tmp_path: Path) -> None:
     assert not any(line.endswith("Sector shut down!") for line in lines)  # skill 2
     assert lines[-6:] == ["VIRUS: Too late! This station is mine! I win!", "VIRUS: Red terminated!",
                           "VIRUS: Green terminated!", "BSAT1: Say new game to play again.",
-                          *["BSAT1: The game is over. Say new game to play again."] * 2]  # the game stays open
+                          "BSAT1: Time ran out: the Virus took over.",  # the time is still told
+                          "BSAT1: The game is over. Say new game to play again."]  # the game stays open
 
 
 def test_shutdowns_and_the_final_sector_at_skill_zero(tmp_path: Path) -> None:

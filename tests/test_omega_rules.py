@@ -329,6 +329,42 @@ def test_spoken_shields_must_be_different_and_as_many_as_asked() -> None:
     assert cc.phase is Phase.MOVE and out
 
 
+def test_shields_asked_again_say_more_only_once_one_is_on() -> None:
+    """A command not taken while shields are asked: before any shield is on it is the first
+    energizing ("energize 2 shields"), not "2 more"; after one, the rest are "more"."""
+    for seed in range(40):
+        cc = breach_game(seed)
+        explore(cc, room_of(cc, "green"))
+        assert cc.defense is not None
+        if cc.defense.n >= 2:
+            break
+    n = cc.defense.n
+    with pytest.raises(NotAllowed) as first:
+        say(cc, "pass")
+    assert str(first.value) == f"Red, energize {n} shields: say shields and different buttons."
+    press(cc, "0")
+    left = n - 1
+    with pytest.raises(NotAllowed) as then:
+        say(cc, "pass")
+    more = "1 more shield" if left == 1 else f"{left} more shields"
+    assert str(then.value) == f"Red, energize {more}: say shields and different buttons."
+
+
+def test_a_probes_breach_asks_the_player_by_color_as_the_original_does() -> None:
+    """The rulebook and the notes give one shield call for a breach, whoever explored: "Red (Blue,
+    Green or Yellow) energize 1 (2 or 3) shields." (the Probe is the player's: its color is the
+    player's). Left as the original says it."""
+    cc = breach_game(3)
+    give(cc, "red", "probe")
+    press(cc, "0")
+    assert cc.mover == ("red", "probe")
+    room = room_of(cc, "green")
+    out = lines(explore(cc, room))
+    assert out[0] == f"BSAT1: Security breach! Security breach at {' '.join(room)}!"
+    assert cc.defense is not None and cc.defense.unit == "probe"
+    assert out[1] == f"BSAT1: Red, energize {cc.defense.n} shield{'s' if cc.defense.n > 1 else ''}."
+
+
 def test_teleport_trap() -> None:
     cc, _ = signed_on(3, players=("red",), wanted_chance=0.0, hazard_chance=1.0, teleport_trap_share=1.0)
     out = lines(explore(cc, room_of(cc, "green")))
@@ -542,6 +578,30 @@ def test_time_runs_out() -> None:
     assert cc.is_over() and cc.winner is None
 
 
+def test_after_a_win_what_you_had_and_the_time_left_are_still_told() -> None:
+    cc = virus_game(9)
+    cc.advance(100)  # 18 minutes 20 seconds left
+    explore(cc, cc.virus_room)
+    say(cc, "terminate", b1=cc.termination_button)
+    assert cc.is_over()
+    assert {"inventory", "time_left"} <= cc.allowed_intents()
+    assert lines(say(cc, "inventory")) == [
+        "BSAT1: Red has the Green, Red, Blue, Yellow Access Cards; a Negatron; a Disruptor; a Decoder."]
+    assert lines(say(cc, "time_left")) == ["BSAT1: The Virus was terminated with 18 minutes left."]
+    with pytest.raises(NotAllowed, match="The game is over"):
+        say(cc, "pass")
+
+
+def test_after_time_runs_out_what_you_had_and_the_time_are_still_told() -> None:
+    cc, _ = signed_on(2, players=("red", "yellow"), skill=2)
+    give(cc, "red", "decoder")
+    cc.advance(10 * 60)
+    assert cc.is_over() and cc.mover is not None
+    mover = cc.mover[0]
+    assert lines(say(cc, "inventory")) == [f"BSAT1: {cc.inventory_sentence(mover)}"]
+    assert lines(say(cc, "time_left")) == ["BSAT1: Time ran out: the Virus took over."]
+
+
 @pytest.mark.parametrize("skill,n,shutdowns", [(0, 1, 3), (1, 2, 3), (2, 4, 0)])
 def test_sector_shutdowns_at_9_6_3_minutes_never_the_virus_sector(skill: int, n: int, shutdowns: int) -> None:
     for seed in range(10):
@@ -654,6 +714,19 @@ def test_bare_buttons_are_not_a_move() -> None:
         say(cc, "buttons", b1="2", b2="1", b3="0", b4="0")
     press(cc, "2")  # "Which room?": now the code is bare buttons
     assert "buttons" in cc.allowed_intents()
+
+
+def test_what_can_i_say_at_the_skill_question_lists_every_skill() -> None:
+    from assistant.games.omega_virus import SPEC
+
+    cc = CommandCenter(random.Random(5))
+    cc.start()
+    examples = [SPEC.help_example(cc, text) for text in SPEC.sentences().help_for(cc.allowed_intents())]
+    assert "skill zero, skill one, skill two" in examples
+    assert "skill zero" not in examples
+    press(cc, "0")  # sign-on: no skill any more
+    examples = [SPEC.help_example(cc, text) for text in SPEC.sentences().help_for(cc.allowed_intents())]
+    assert not any("skill" in e for e in examples)
 
 
 def test_spoken_repeat_repeats_the_question_mid_entry() -> None:

@@ -199,7 +199,10 @@ PRONOUNCE = {
 
 
 def help_example(game: Game, example: str) -> str:
-    """Bare buttons ("zero two") are offered only when they make a whole entry now."""
+    """The skill is offered as the three choices it is ("skill zero" alone reads as the only
+    one); bare buttons ("zero two") only when they make a whole entry now."""
+    if example == "skill zero":
+        return ", ".join(f"skill {level}" for level in ("zero", "one", "two"))
     if example == "zero two" and isinstance(game, CommandCenter) and not game.whole_entry(["0", "2"]):
         return ""
     return example

@@ -148,8 +148,8 @@ class CommandCenter:
         return self.mission.advance(seconds)
 
     def allowed_intents(self) -> frozenset[str]:
-        if self.phase is Phase.OVER:
-            return frozenset({"repeat"})
+        if self.phase is Phase.OVER:  # what the players had and the time are still told
+            return frozenset({"repeat", "time_left", "inventory"} if self.mover else {"repeat"})
         intents = set(PHASES[self.phase].intents) | {"press", "repeat"}
         if self.countdown_running():
             intents |= {"time_left", "inventory"}
@@ -322,7 +322,10 @@ class CommandCenter:
         seconds = -(-self.remaining_ms // 1000)
         if seconds >= 60:  # to the nearest minute: a few seconds into 20 minutes is still 20
             seconds = (seconds + 30) // 60 * 60
-        self.speech.say(Say(P.VIRUS, P.time_left(seconds)))
+        if self.phase is Phase.OVER:
+            self.speech.say(Say(P.BSAT1, P.time_at_end(seconds if self.winner else 0)))
+        else:
+            self.speech.say(Say(P.VIRUS, P.time_left(seconds)))
 
     def _cmd_inventory(self, slots: Mapping[str, str]) -> None:
         assert self.mover is not None
@@ -419,7 +422,8 @@ class CommandCenter:
 def _waiting_for_shields(cc: CommandCenter) -> str:
     if cc.defense is None:
         return P.PRESS_TERMINATION
-    return P.energize_more(cc.defense.color, cc.defense.n - len(cc.defense.pressed))
+    pressed = len(cc.defense.pressed)
+    return P.energize_more(cc.defense.color, cc.defense.n - pressed, started=pressed > 0)
 
 
 #: Each phase: what it takes, what a button does, what it waits for, its time limit.

@@ -82,6 +82,7 @@ PRESS_TERMINATION = "Press one termination button: say terminate and a button."
 CANNOT_ATTACK_YOURSELF = "You cannot attack yourself."
 SHIELDS_DIFFER = "Each shield needs a different button."
 SHIELD_ALREADY_ON = "That shield is already energized."
+TIME_RAN_OUT = "Time ran out: the Virus took over."
 
 
 code_or_skip = OfColor("{color}, enter your secret code on the keypad, or say skip.")
@@ -96,8 +97,10 @@ def your_move(mover: str, solo: bool) -> str:
     return f"{mover}, explore a room, attack, or pass."
 
 
-def energize_more(color: str, left: int) -> str:
-    return f"{title(color)}, energize {plural(left, 'more shield')}: say shields and different buttons."
+def energize_more(color: str, left: int, started: bool) -> str:
+    """The shields still asked for: "2 shields" before any is on, "1 more shield" after."""
+    shields = plural(left, "more shield" if started else "shield")
+    return f"{title(color)}, energize {shields}: say shields and different buttons."
 
 
 def energize_count(left: int, given: int) -> str:
@@ -135,6 +138,15 @@ def time_left(seconds: int) -> str:
         minutes = seconds // 60
         return f"{plural(minutes, 'minute')} until I take over!"
     return f"{seconds} seconds until I take over!"
+
+
+def time_at_end(seconds: int) -> str:
+    """The time left asked after the game ended: how much the winner had, or none."""
+    if seconds <= 0:
+        return TIME_RAN_OUT
+    if seconds >= 60:
+        return f"The Virus was terminated with {plural(seconds // 60, 'minute')} left."
+    return f"The Virus was terminated with {plural(seconds, 'second')} left."
 
 
 enter_code = SaidOfColor(BSAT1, "{color}, enter secret code.")
@@ -202,6 +214,8 @@ def all_phrases(colors: tuple[str, ...] = ("red", "blue", "green", "yellow"),
     yield from (Say(VIRUS, t) for t in TAUNTS)
     for seconds in [*range(60, max_minutes * 60 + 1, 60), 30, 45, 15, 10]:
         yield Say(VIRUS, time_left(seconds))
+    for seconds in [0, *range(60, max_minutes * 60 + 1, 60), *range(1, 60)]:
+        yield Say(BSAT1, time_at_end(seconds))
     for digits in (a + b for a in "012" for b in "012"):
         yield code(digits)
     for room in room_codes:
