@@ -214,12 +214,21 @@ def test_a_tie_goes_to_the_speed_bonus_winner() -> None:
 def test_round_totals_then_next_round_reminders() -> None:
     g = game(scoring_card_points=1)
     said = play(g, TO_SCORING + ["anna", "ben", "anna"])
-    assert said[-7:] == ["After round 1: Anna 3, Ben 1.", "Round 2.",
+    assert said[-6:] == ["After round 1: Anna 3, Ben 1.",
                          "Return all key cards to their piles.",
                          "Put the location cards in the box and reveal three new ones.",
                          "Reveal three new scoring cards.",
                          "Both players gather their floor plan cards and shuffle them into new decks.",
                          "Say ready when both players are ready."]
+
+
+def test_each_round_is_named_once_when_it_starts() -> None:
+    """"Round 2." is said once, when "ready" starts its countdown (as round 1 is), not also
+    after the scores of round 1."""
+    g = game(scoring_card_points=1)
+    said = play(g, TO_SCORING + ["anna", "ben", "anna", "ready"])
+    assert said.count("Round 1.") == 1 and said.count("Round 2.") == 1
+    assert said[-2:] == ["Round 2.", "5"]
 
 
 def test_whole_game_winner_after_round_three() -> None:

@@ -322,8 +322,7 @@ class PrologueGame(HandlerGame):
             return out + self._final()
         self.round += 1
         self.phase = Phase.SETUP
-        self.speed_winner = None
-        out.append(self._say(f"Round {self.round}."))
+        self.speed_winner = None  # the next round is named once, when "ready" starts it
         return out + [self._say(t) for t in NEXT_SETUP] + [self._say(READY_PROMPT)]
 
     def _final(self) -> list[Output]:
