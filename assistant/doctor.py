@@ -104,7 +104,7 @@ def hearing(doctor: Doctor) -> bool:
 
         return choose(HearingSettings.from_config(doctor.config)).note
 
-    from assistant.hearing import HearingSettings, choose
+    from assistant.hearing import HearingSettings, choose, find_model
 
     ok = doctor.check("recognizer", recognizer)
     settings = HearingSettings.from_config(doctor.config)
@@ -119,18 +119,14 @@ def hearing(doctor: Doctor) -> bool:
     choice = choose(settings)
     if "whisper" in (choice.engine, choice.second):
 
-        def whisper_decoder() -> str:  # its products in int8 (assistant/hearing/whisper_decoder.py), or why not
-            import numpy as np
+        def whisper_decoder() -> str:  # the decoder loaded as hearing loads it: its int8 products checked
+            from assistant.hearing.whisper_decoder import Decoder
 
-            from assistant.hearing.whisper_decoder import Int8Product
-
-            try:
-                product = Int8Product(np.eye(4, dtype=np.int8), np.ones(4, dtype=np.float32))
-                product(np.ones((1, 4), dtype=np.float32))
-            except Exception as error:
-                raise RuntimeError(f"onnxruntime cannot run Whisper's decoder in int8 ({error}), so it runs in "
-                                   "numpy: about twice the CPU time for what Whisper decides") from error
-            return "Whisper's decoder runs in int8 (onnxruntime's kernels); CTranslate2 holds its encoder alone"
+            decoder = Decoder.load(find_model(settings.whisper.model, settings.models_dir) / "model.bin")
+            if decoder.int8_because:
+                raise RuntimeError(f"hearing takes about twice the CPU time here: {decoder.int8_because}, so "
+                                   "Whisper's decoding runs in plain float arithmetic (it hears the same)")
+            return "Whisper's decoder runs in int8 (onnxruntime's kernels, checked on this CPU)"
 
         ok &= doctor.check("Whisper decoder", whisper_decoder)
     return ok

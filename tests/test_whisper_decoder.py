@@ -199,12 +199,13 @@ def test_the_int8_product_s_model_is_what_the_onnx_package_reads() -> None:
     model = onnx.load_from_string(product_model(384, 51864))
     (node,) = model.graph.node
     assert (node.op_type, node.domain, list(node.input), list(node.output)) == (
-        "DynamicQuantizeMatMul", "com.microsoft", ["x", "weight", "scale"], ["y"])
+        "DynamicQuantizeMatMul", "com.microsoft", ["x", "weight", "scale", "zero"], ["y"])
     assert {(o.domain, o.version) for o in model.opset_import} == {("", 17), ("com.microsoft", 1)}
-    weight, scale = model.graph.initializer
-    assert (weight.name, list(weight.dims), weight.data_type) == ("weight", [384, 51864], onnx.TensorProto.INT8)
+    weight, scale, zero = model.graph.initializer
+    assert (weight.name, list(weight.dims), weight.data_type) == ("weight", [384, 51864], onnx.TensorProto.UINT8)
     assert (scale.name, list(scale.dims), scale.data_type) == ("scale", [51864], onnx.TensorProto.FLOAT)
-    assert weight.data_location == onnx.TensorProto.EXTERNAL
+    assert (zero.name, list(zero.dims), zero.data_type) == ("zero", [51864], onnx.TensorProto.UINT8)
+    assert all(given.data_location == onnx.TensorProto.EXTERNAL for given in (weight, scale, zero))
     (given,) = model.graph.input
     assert [d.dim_param or d.dim_value for d in given.type.tensor_type.shape.dim] == ["rows", 384]
     (made,) = model.graph.output
@@ -228,6 +229,64 @@ def test_an_int8_product_holds_its_own_copy_of_the_weights() -> None:
     junk = [np.full((1152, 384), 99, dtype=np.int8) for _ in range(20)]
     assert np.array_equal(product(x), before)
     del junk
+
+
+#: Run under an emulated CPU (qemu's user mode, Debian's qemu-user, which test.sh installs): a
+#: product of the decoder's own kind and, as a control, onnxruntime's product with signed weights
+#: (the kind the decoder used to make), on the inputs and weights that saturate 16-bit pairs.
+_ELSEWHERE = """
+import sys
+import numpy as np
+import onnx
+import onnxruntime
+from onnx import TensorProto, helper, numpy_helper
+from assistant.hearing.whisper_decoder import Int8Product
+rng = np.random.default_rng(3)
+weight = rng.integers(-127, 128, (256, 384)).astype(np.int8)
+weight[:8] = 127  # rows of the greatest weights: a pair of them by an input of 255 is 64,770
+scale = rng.uniform(0.001, 0.01, 256).astype(np.float32)
+x = rng.standard_normal((4, 384)).astype(np.float32)
+x[0] = np.abs(x).max()
+wanted = x @ (weight.astype(np.float32) * scale[:, None]).T
+def apart(y): return float(np.abs(y - wanted).max() / np.abs(wanted).max())
+node = helper.make_node("DynamicQuantizeMatMul", ["x", "w", "s"], ["y"], domain="com.microsoft")
+graph = helper.make_graph([node], "signed", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["r", 384])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["r", 256])],
+                          [numpy_helper.from_array(weight.T.copy(), "w"), numpy_helper.from_array(scale, "s")])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+signed = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+print(apart(Int8Product(weight, scale)(x)), apart(signed.run(None, {"x": x})[0]))
+"""
+
+
+@pytest.mark.parametrize("cpu", ["Haswell", "Nehalem", "cortex-a72", "cortex-a76"])
+def test_the_int8_products_are_numpy_s_on_cpus_without_vnni(cpu: str) -> None:
+    """onnxruntime picks its int8 kernels by the CPU it runs on. Its unsigned-by-signed kernels
+    add 16-bit pairs that saturate on x86 CPUs without VNNI (AVX2: Haswell to Skylake, Zen 1-3):
+    outputs a tenth or more wrong, once the input's 8 bits and a pair of weights are large. The
+    decoder's products (unsigned by unsigned) are numpy's on each CPU its users have, run here
+    under emulation (an x86-64 host emulates x86 CPUs; an arm64 host, a Pi 4's and a Pi 5's
+    cores); the signed kind is run beside them on Haswell to show it is a CPU where that fails."""
+    import platform
+    import shutil
+    import subprocess
+    import sys
+
+    host = platform.machine()
+    emulator = {"x86_64": "qemu-x86_64", "aarch64": "qemu-aarch64"}.get(host)
+    if emulator is None:
+        pytest.skip(f"no emulated CPUs for a {host} host")
+    if (cpu in ("Haswell", "Nehalem")) != (host == "x86_64"):
+        pytest.skip(f"{cpu} is not emulated on a {host} host")
+    qemu = shutil.which(emulator)
+    assert qemu is not None, f"{emulator} is missing: ./test.sh installs Debian's qemu-user"
+    run = subprocess.run([qemu, "-cpu", cpu, sys.executable, "-c", _ELSEWHERE], capture_output=True, text=True,
+                         cwd=Path(__file__).parent.parent, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    ours, signed = map(float, run.stdout.split())
+    assert ours < 0.01, f"the decoder's int8 product is {ours:.3f} of its largest output from numpy's on {cpu}"
+    if cpu == "Haswell":  # the control: AVX2 without VNNI, where signed weights saturate
+        assert signed > 0.05, f"signed weights no longer saturate on {cpu}: choose a CPU model where they do"
 
 
 def test_ctranslate2_holds_the_encoder_alone_and_encodes_as_the_whole_model(whisper: WhisperTranscriber,
@@ -433,5 +492,5 @@ def test_without_onnxruntime_s_int8_kernels_the_products_run_in_numpy(
     assert decoder.output is None and decoder.embedding is not None
     assert all(part.product is None and part.weight is not None
                for layer in decoder.layers for part in vars(layer).values() if hasattr(part, "product"))
-    assert "onnxruntime" in decoder.int8_because and "products in numpy" in caplog.text
+    assert "onnxruntime" in decoder.int8_because and "twice the CPU time" in caplog.text
     assert decoder.logits(np.ones((2, decoder.width), dtype=np.float32)).shape == (2, decoder.vocabulary)

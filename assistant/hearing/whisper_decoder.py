@@ -13,7 +13,8 @@ times cheaper a search.
 Its weights are kept in int8 with a scale per output row, as CTranslate2's int8 keeps them (a
 quarter of float32's memory: about 29 MB for tiny.en's decoder), and its products run in
 onnxruntime's int8 kernels (``Int8Product``: the input rounded to 8 bits, each row on its own
-scale, as CTranslate2 rounds it); attention, norms and GELU stay in float32. Without
+scale, as CTranslate2 rounds it; the weights given as unsigned bytes, whose kernels are exact on
+every CPU: ``unsigned``); attention, norms and GELU stay in float32. Without
 onnxruntime's kernels the int8 weights are widened to float32 for each product in numpy
 (about twice the CPU). Scores differ from CTranslate2's by a few hundredths to a few tenths of
 a nat a token, up to about one for sentences far below what was said
@@ -248,11 +249,12 @@ def _field(number: int, value: int | str | bytes) -> bytes:
 def product_model(inputs: int, outputs: int) -> bytes:
     """The ONNX model of one int8 product, y = x W^T with W (outputs, inputs) given turned round:
     x rounded to 8 bits as it comes (onnxruntime's DynamicQuantizeMatMul, as CTranslate2's int8
-    does) and W int8 with a scale per output. Its weight and scale are not in the model: they are
-    given from memory when the session is made. Written here field by field (onnx.proto's
+    does) and W's int8 numbers given as unsigned bytes, 128 above, with a zero point of 128 and a
+    scale per output (``unsigned``). Its weight, scale and zero point are not in the model: they
+    are given from memory when the session is made. Written here field by field (onnx.proto's
     numbers), as the onnx package costs 16 MB of memory to import for a graph of one node
     (tests/test_whisper_decoder.py holds it to what the onnx package reads)."""
-    float32, int8, external = 1, 3, 1
+    float32, uint8, external = 1, 2, 1
 
     def shape(dims: Sequence[int | str]) -> bytes:
         return b"".join(_field(1, _field(1, d) if isinstance(d, int) else _field(2, d)) for d in dims)
@@ -265,15 +267,28 @@ def product_model(inputs: int, outputs: int) -> bytes:
         return (b"".join(_field(1, d) for d in dims) + _field(2, kind) + _field(8, name)
                 + b"".join(_field(13, _field(1, k) + _field(2, v)) for k, v in entries) + _field(14, external))
 
-    node = (_field(1, "x") + _field(1, "weight") + _field(1, "scale") + _field(2, "y")
+    node = (_field(1, "x") + _field(1, "weight") + _field(1, "scale") + _field(1, "zero") + _field(2, "y")
             + _field(3, "product") + _field(4, "DynamicQuantizeMatMul") + _field(7, "com.microsoft"))
     graph = (_field(1, node) + _field(2, "int8_product")
-             + _field(5, given("weight", int8, (inputs, outputs), inputs * outputs))
+             + _field(5, given("weight", uint8, (inputs, outputs), inputs * outputs))
              + _field(5, given("scale", float32, (outputs,), 4 * outputs))
+             + _field(5, given("zero", uint8, (outputs,), outputs))
              + _field(11, value("x", float32, ("rows", inputs)))
              + _field(12, value("y", float32, ("rows", outputs))))
     opsets = _field(8, _field(1, "") + _field(2, 17)) + _field(8, _field(1, "com.microsoft") + _field(2, 1))
     return _field(1, 8) + opsets + _field(7, graph)
+
+
+def unsigned(weight: npt.NDArray[np.int8]) -> npt.NDArray[np.uint8]:
+    """W's int8 numbers as unsigned bytes, 128 above (zero point 128), turned round for the model.
+    With signed weights onnxruntime multiplies unsigned inputs by them in 16-bit pairs on x86
+    CPUs without VNNI (AVX2's vpmaddubsw), and a pair's sum above 32,767 saturates: outputs a
+    tenth or more of their size wrong. Unsigned by unsigned it widens to 16 bits first (and on
+    arm64 uses its dot products): the same integers, exact on every CPU. A third slower than
+    signed on a CPU with VNNI, where signed was exact."""
+    turned = np.empty((weight.shape[1], weight.shape[0]), dtype=np.uint8)
+    np.add(weight.T.view(np.uint8), 128, out=turned, casting="unsafe")
+    return turned
 
 
 class Int8Product:
@@ -291,10 +306,10 @@ class Int8Product:
         options.intra_op_num_threads = 1  # the decoder runs on one thread (its products would not gain)
         options.inter_op_num_threads = 1
         options.enable_cpu_mem_arena = False  # scores for many states are megabytes: given back, not pooled
-        # an OrtValue does not keep its array alive: both are held until the session has its copy
-        given = (np.ascontiguousarray(weight.T), np.ascontiguousarray(scale, dtype=np.float32))
+        # an OrtValue does not keep its array alive: all are held until the session has its copy
+        given = (unsigned(weight), np.ascontiguousarray(scale, dtype=np.float32), np.full(outputs, 128, np.uint8))
         values = [onnxruntime.OrtValue.ortvalue_from_numpy(array) for array in given]
-        options.add_external_initializers(["weight", "scale"], values)
+        options.add_external_initializers(["weight", "scale", "zero"], values)
         self.session = onnxruntime.InferenceSession(product_model(inputs, outputs), sess_options=options,
                                                     providers=["CPUExecutionProvider"])
         del values, given
@@ -462,12 +477,14 @@ class Decoder:
 
     def _in_int8(self, stored: npt.NDArray[np.generic]) -> None:
         """Every product on onnxruntime's int8 kernels, each checked against numpy's on a few
-        made-up rows (within INT8_TOLERANCE of the largest output); their numpy weights let go,
+        made-up rows (within INT8_TOLERANCE of the largest output; one of them all at its
+        greatest, as a saturating kernel would show at once); their numpy weights let go,
         and the embedding's int8 matrix too when the model file's rows can be looked up instead.
         If onnxruntime cannot make one (missing, too old for the operator, or wrong), numpy
         makes them all, and the log says why."""
         assert self.embedding is not None
         rows = np.random.default_rng(0).normal(0.0, 1.0, (3, self.width)).astype(np.float32)
+        rows[0] = np.abs(rows).max()  # every input at its greatest: 255 once rounded, beside the others
 
         def checked(product: Int8Product, numpy_product: Callable[[Array], Array], given: Array) -> Int8Product:
             theirs, ours = product(given), numpy_product(given)
@@ -486,13 +503,15 @@ class Decoder:
                         made = part.in_int8()
                         assert made.product is not None and part.weight is not None
                         given = np.random.default_rng(1).normal(0.0, 1.0, (3, part.weight.shape[1]))
+                        given[0] = np.abs(given).max()
                         checked(made.product, part.without_bias, given.astype(np.float32))
                         parts[name] = made
                 layers.append(dataclasses.replace(layer, **parts))
         except Exception as error:
-            self.int8_because = f"onnxruntime's int8 products: {error}"
-            logging.getLogger(__name__).warning("Whisper's decoder runs its products in numpy (about twice the "
-                                                "CPU time): %s", self.int8_because)
+            self.int8_because = f"onnxruntime's int8 arithmetic cannot be used here ({error})"
+            logging.getLogger(__name__).warning(
+                "Hearing takes about twice the CPU time on this machine: %s, so Whisper's decoding runs in plain "
+                "float arithmetic. It hears the same; `assistant doctor` says this too.", self.int8_because)
             return
         self.output = output
         self.layers = tuple(layers)
