@@ -233,6 +233,19 @@ def test_earth_makes_cards_safe_and_sends_the_ship_to_blast_off() -> None:
     assert g.ships[0].at_blast_off
 
 
+def test_earth_with_only_safe_cards_is_refused_and_changes_nothing() -> None:
+    g = game(players=["red", "blue"], spinner=FOUR_TWO)
+    play(g, ["next", "next", "spin", "landed on the intruder", "earth", "spin", "next", "next", "spin", "next",
+             "spin"])
+    assert cards(g)["red"] == (0, 1) and g.current == 0
+    state = snapshot(g)
+    with pytest.raises(NotAllowed) as error:
+        g.handle(command("red reached earth"))
+    assert str(error.value) == ("Red has no unsafe Monster cards, and you can only go to the Earth space "
+                                "to make a card safe. Say next when your move is done.")
+    assert snapshot(g) == state
+
+
 def test_three_monster_cards_and_earth_wins() -> None:
     g = game(players=["green", "red"], spinner=FOUR_TWO)
     play(g, ["next", "next"])
@@ -305,6 +318,17 @@ NOT_ALLOWED = [
      "Blue is on the Blast-Off area, not on the board."),
     (["red is anna"], "blue is anna", "Anna is already playing the red ship."),
     (["next"], "the intruder landed on red", "It is Blue's blast-off turn"),
+    # one way of naming both ships: colors, with the name of a named one; names when both have one
+    (["red is anna", "next"], "red reached earth", "It is Blue's turn, not Red's (Anna's)."),
+    (["red is anna", "next"], "anna reached earth", "It is Blue's turn, not Red's (Anna's)."),
+    (["red is anna"], "blue reached earth", "It is Red's (Anna's) turn, not Blue's."),
+    (["red is anna", "blue is ben", "next"], "red reached earth", "It is Ben's turn, not Anna's."),
+    (["red is anna"] + ON_BOARD, "yellow reached earth",
+     "Yellow is not playing. The players are Red (Anna), Blue and Green."),
+    # "You can only go to the Earth space to make a card SAFE."
+    (ON_BOARD + ["spin"], "red reached earth",
+     "Red has no Monster cards, and you can only go to the Earth space to make a card safe. "
+     "Say next when your move is done."),
 ]
 
 

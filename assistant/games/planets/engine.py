@@ -108,6 +108,15 @@ def join(words: Sequence[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def called(ships: Sequence[Ship], possessive: bool = False) -> list[str]:
+    """Ships named together, all one way: by their names when every one has a name, else by
+    color with a name after it ("Red (Anna)"), never "Blue" beside "Anna"."""
+    s = "'s" if possessive else ""
+    if all(ship.name for ship in ships):
+        return [f"{ship.name}{s}" for ship in ships]
+    return [f"{ship.color.capitalize()}{s}" + (f" ({ship.name}{s})" if ship.name else "") for ship in ships]
+
+
 @dataclass
 class PlanetsGame(HandlerGame):
     """Implements the Game protocol of assistant.engine for Battle of the Planets."""
@@ -285,6 +294,10 @@ class PlanetsGame(HandlerGame):
     def _earth(self, slots: Mapping[str, str]) -> list[Output]:
         self._check_actor(slots)
         ship = self.ship
+        if ship.unsafe == 0 and ship.cards < CARDS_TO_WIN:  # "only ... to make a card SAFE" (or to win)
+            none = "no Monster cards" if ship.cards == 0 else "no unsafe Monster cards"
+            raise NotAllowed(f"{ship.label} has {none}, and you can only go to the Earth space to make a "
+                             f"card safe. {THEN_NEXT}")
         made_safe = ship.unsafe
         ship.safe += ship.unsafe
         ship.unsafe = 0
@@ -293,8 +306,7 @@ class PlanetsGame(HandlerGame):
             return [self._say(f"{ship.label} reached Earth with {cards_text(ship.cards)}!"),
                     self._say(f"{ship.label} wins the Battle of the Planets!")]
         ship.at_blast_off = True
-        safe = (f"{cards_text(made_safe)} made safe; {ship.label} has {ship.safe} safe."
-                if made_safe else f"{ship.label} has {cards_text(ship.cards)} to make safe.")
+        safe = f"{cards_text(made_safe)} made safe; {ship.label} has {ship.safe} safe."
         return [self._say(f"{ship.label} reached Earth! {safe}"),
                 self._say(f"{ship.label}, back to the Blast-Off area; blast off on your next turn."),
                 *self._end_turn()]
@@ -354,14 +366,15 @@ class PlanetsGame(HandlerGame):
         return self._not_playing(str(name).capitalize())
 
     def _not_playing(self, who: str) -> int:
-        raise NotAllowed(f"{who} is not playing. The players are {join([s.label for s in self.ships])}.")
+        raise NotAllowed(f"{who} is not playing. The players are {join(called(self.ships))}.")
 
     def _check_actor(self, slots: Mapping[str, str]) -> None:
         if "ship" not in slots and "name" not in slots:
             return
         index = self._ship_index(slots.get("ship"), slots.get("name"))
         if index != self.current:
-            raise NotAllowed(f"It is {self.ship.label}'s turn, not {self.ships[index].label}'s.")
+            turn, other = called([self.ship, self.ships[index]], possessive=True)
+            raise NotAllowed(f"It is {turn} turn, not {other}.")
 
     def _not_now(self, command: Command) -> str:
         intent = command.intent
