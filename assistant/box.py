@@ -24,9 +24,10 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from assistant.engine import Command
+from assistant.games import GAMES
 from assistant.journal import Journal, find_unfinished
 from assistant.menu import Menu
 from assistant.sentences import SentenceSet
@@ -72,6 +73,23 @@ NO_PHONE_KEYPAD = "There is no phone keypad. To use phones, add phone to keypad.
 PLAY_AGAIN = "Say new game to play again."
 #: Said after "Game resumed." when a game is resumed without asking (by name, or hands-free).
 RESUME_NOTE = "Say new game to start over."
+
+
+def at_a_terminal(stream: TextIO | None = None) -> bool:
+    """Whether someone can type at this input (stdin by default): not the service's (systemd gives
+    it none), nor piped input."""
+    try:
+        return (sys.stdin if stream is None else stream).isatty()
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def play_by_typing(game: str | None) -> str:
+    """What a player at a terminal can do while the box waits for a speaker or a microphone
+    (``game``: the one being played; None: the menu)."""
+    if game is None:
+        return f"To play by typing now instead: Ctrl-C, then `./start.sh GAME --text` (GAME: {', '.join(GAMES)})."
+    return f"To play by typing now instead: Ctrl-C, then `./start.sh {game} --text`."
 
 
 def run_command(command: Sequence[str]) -> str:

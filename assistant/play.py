@@ -8,10 +8,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from assistant import textplay
-from assistant.box import Box, Games, Power, greet
+from assistant.box import Box, Games, Power, at_a_terminal, greet
 from assistant.config import Config, state_dir
 from assistant.games import game_spec
 from assistant.journal import Journal, report_to, unfinished_games
@@ -210,7 +210,7 @@ def _unfinished_to_resume(args: argparse.Namespace, folder: Path) -> Journal | N
                   f"kept and offered in turn once the newer ones end: {listed}.", file=sys.stderr)
         return unfinished
     also = f" ({len(older)} older unfinished ones are kept too: --resume lists them)" if older else ""
-    if args.seed is not None or not _interactive(sys.stdin):
+    if args.seed is not None or not at_a_terminal(sys.stdin):
         print(f"An unfinished {args.game} game from {started} is kept{also}; starting a new one. "
               "--resume goes on with the newest unfinished game.", file=sys.stderr)
         return None
@@ -237,10 +237,3 @@ def _answer() -> str:
     if not line:
         raise EOFError
     return " ".join(line.lower().replace("'", "").split())
-
-
-def _interactive(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (OSError, ValueError, AttributeError):
-        return False

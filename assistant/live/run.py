@@ -8,11 +8,20 @@ the whole of it, in named parts: the ``Hearing`` (a new ear for each set of sent
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TextIO
 
-from assistant.box import Box, Games, Power, greet, phone_handed_over_said, phone_waiting_said
+from assistant.box import (
+    Box,
+    Games,
+    Power,
+    at_a_terminal,
+    greet,
+    phone_handed_over_said,
+    phone_waiting_said,
+    play_by_typing,
+)
 from assistant.config import Config
 from assistant.games import game_spec
 from assistant.hearing.recognizer import Ear
@@ -21,7 +30,7 @@ from assistant.live.gpio import open_status_light
 from assistant.live.keypad import Keypad
 from assistant.live.keypads import members, open_keypad, working
 from assistant.live.loop import LiveLoop, LiveSettings
-from assistant.live.microphone import Microphone, MicrophoneError
+from assistant.live.microphone import Block, Microphone, MicrophoneError
 from assistant.menu import menu_phrases
 from assistant.sentences import SentenceSet
 from assistant.volume import Volume
@@ -144,6 +153,37 @@ class Devices:
 
 
 @dataclass
+class MicOrTyping:
+    """The microphone as the live loop opens it, for a player at a terminal: a microphone that
+    cannot be opened is told with what to do meanwhile (play by typing)."""
+
+    mic: Microphone
+    meanwhile: Callable[[], str]
+    block_seconds: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.block_seconds = self.mic.block_seconds
+
+    def open(self) -> None:
+        try:
+            self.mic.open()
+        except MicrophoneError as error:
+            raise MicrophoneError(f"{error} {self.meanwhile()}") from error
+
+    def read(self, timeout: float) -> Block | None:
+        return self.mic.read(timeout)
+
+    def alive(self) -> bool:
+        return self.mic.alive()
+
+    def drain(self) -> None:
+        self.mic.drain()
+
+    def close(self) -> None:
+        self.mic.close()
+
+
+@dataclass
 class Phones:
     """The phone keypad among the keypads, if there is one: what the table hears of it."""
 
@@ -178,7 +218,10 @@ class HandsFree:
         self.announcer = announcer
         self.devices = Devices(Microphone(config.value("live.input_device"), self.loop_settings.block_seconds),
                                announcer)
-        announcer.keep_trying(self.loop_settings.retry_seconds, before_reopen=self.devices.rescan)  # no screen
+        # no screen: a missing device is waited for; at a terminal, typing is offered meanwhile (not the service's)
+        self.meanwhile = self.typing_instead if at_a_terminal() else None
+        announcer.keep_trying(self.loop_settings.retry_seconds, before_reopen=self.devices.rescan,
+                              meanwhile=self.meanwhile)
         self.phones = Phones(phone_keypad(self.keypad))
         phone = self.phones.phone
         self.box = TableBox(announcer, self.games, volume, power, menu_after_game=game is None,
@@ -207,6 +250,11 @@ class HandsFree:
         has_keypad = self.keypad is not None
         return replace(games, settings_for=lambda name: game_spec(name).live_settings(
             text_settings(name), self.config, has_keypad))
+
+    def typing_instead(self) -> str:
+        """How to play what is played now by typing."""
+        session = self.box.session
+        return play_by_typing(session.game_name if session is not None else None)
 
     def prepare(self, name: str | None) -> None:
         """Render the menu's or the next game's phrases in the background."""
@@ -250,7 +298,8 @@ class HandsFree:
 
     def run(self) -> int:
         ear = self.start()
-        loop = LiveLoop(self.box, ear, self.devices.mic, self.announcer.speaking, self.keypad, self.loop_settings,
+        mic = self.devices.mic if self.meanwhile is None else MicOrTyping(self.devices.mic, self.meanwhile)
+        loop = LiveLoop(self.box, ear, mic, self.announcer.speaking, self.keypad, self.loop_settings,
                         rescan=self.devices.rescan, ear_for=self.hearing.ear_for, on_state=self.light)
         try:
             loop.run()

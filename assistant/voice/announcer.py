@@ -124,6 +124,9 @@ class SpokenAnnouncer:
         #: Called before each reopening try (hands-free play closes the microphone and has
         #: PortAudio list the devices again, so a speaker plugged back in is found).
         self.before_reopen: Callable[[], None] | None = None
+        #: What the players can do while the game waits for the speaker, told with the wait
+        #: (a player at a terminal can play by typing); None: nothing to add.
+        self.meanwhile: Callable[[], str] | None = None
         self._stop_waiting = threading.Event()
 
     # ----------------------------------------------------------------- creation
@@ -222,11 +225,14 @@ class SpokenAnnouncer:
         """Take urgency from the session (its game's countdown, as the game's spec reads it)."""
         self.urgency = session.urgency
 
-    def keep_trying(self, retry_seconds: float, before_reopen: Callable[[], None] | None = None) -> None:
+    def keep_trying(self, retry_seconds: float, before_reopen: Callable[[], None] | None = None,
+                    meanwhile: Callable[[], str] | None = None) -> None:
         """From now on a missing or failing speaker is retried every ``retry_seconds`` while
-        ``announce`` waits (and the game with it), instead of going on in text."""
+        ``announce`` waits (and the game with it), instead of going on in text; ``meanwhile``
+        says what the players can do until then, in the same message."""
         self.retry_seconds = retry_seconds
         self.before_reopen = before_reopen
+        self.meanwhile = meanwhile
 
     def release_output(self) -> None:
         """Close the output stream; the next answer opens it again (used before PortAudio
@@ -268,10 +274,13 @@ class SpokenAnnouncer:
                 error = self._play(items, timing, printed)
                 if error is None or not self._recover(error):
                     break
+        except BaseException:  # Ctrl-C while waiting for the speaker: what was never said is not printed
+            printed[0] = len(items)
+            raise
         finally:
             self.speaking.end()
             timing.finished_at = time.monotonic()
-            while printed[0] < len(items):
+            while printed[0] < len(items):  # the rest of an answer the sound gave up on, in text
                 self._echo(items[printed[0]])
                 printed[0] += 1
 
@@ -302,11 +311,13 @@ class SpokenAnnouncer:
                 if item is _DONE:
                     break
                 index, audio, rate = item
+                if failed is not None:
+                    continue  # let the producer finish; what was not heard is printed once it is
                 while printed[0] <= index:
                     self._echo(items[printed[0]])
                     printed[0] += 1
-                if sink is None or failed is not None:
-                    continue  # let the producer finish
+                if sink is None:
+                    continue
                 if timing.first_audio_at is None and index >= 0:
                     timing.first_audio_at = time.monotonic()
                 try:
@@ -348,8 +359,9 @@ class SpokenAnnouncer:
         query, rate = self._device
         problem = str(error) or type(error).__name__
         self.speaking.problem = problem
+        meanwhile = f" {self.meanwhile()}" if self.meanwhile is not None else ""
         self._report(f"the speaker is not working ({problem}). Check that it is plugged in and switched on; "
-                     f"I will try again every {self.retry_seconds:g} s, and the game waits.")
+                     f"I will try again every {self.retry_seconds:g} s, and the game waits.{meanwhile}")
         while not self._stop_waiting.wait(self.retry_seconds):
             if self.before_reopen is not None:
                 try:
