@@ -30,6 +30,7 @@ STRIKE = re.compile(r"(?:You roll|The enemy rolls|The Boss rolls) (\d+) on the d
                     r"((?:, (?:plus|minus) \d+ [^,:;]+)*): (minus )?(\d+)"
                     r"(?:; [^:]+)?(?::| damage|, no damage)")
 TERM = re.compile(r", (plus|minus) (\d+) ")
+DOUBLE_STOP = re.compile(r"(?<!\.)[.!?]\.(?=\s|$)")
 
 
 def random_command(game: MsxCards, rng: random.Random, strong: bool) -> Command:
@@ -94,6 +95,7 @@ def check_words(outputs: list[Say], fixed: set[str]) -> int:
             added += 1
         if not any(ch.isdigit() for ch in text):
             assert text in fixed, text
+        assert DOUBLE_STOP.search(text) is None, text  # "In play: CONT.." said as one stop
     return added
 
 

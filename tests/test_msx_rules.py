@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -300,19 +301,26 @@ def test_an_enemy_capsule_that_makes_no_sense_loses_its_power() -> None:
     assert "The enemy rolls 3 on the d8" in text
 
 
-def test_an_event_before_the_enemys_answer_cancels_it() -> None:
+def test_an_event_before_the_enemys_answer_leaves_it_for_its_next_action() -> None:
+    """The manual: "When the player (you) uses a Capsule, then the enemy automatically does (...
+    if he has the Button of Capsule Use in green)"; an event cancels the capsules "of the fighter
+    who was using it since he has the Button in red". The enemy's button is still green: it
+    answers on its next action, after the event and the new initiative."""
     game = new_game(Dice([6, 1], floats=[0.99, 0.0, 0.99, 0.99]), event_chance=0.5,
                     change=row_of(["SHIELD", "GOTO"]))
     say(game, fighter(vitality=30))
     say(game, enemy(vitality=30, race="red"))
     dice(game).add(1)  # your roll; then the event strikes before the enemy acts
     dice(game).picks = [1]  # a positive event
-    dice(game).add(1, 6, 4)  # initiative again: the enemy attacks first, rolling 4
+    dice(game).add(1, 6)  # initiative again: the enemy acts first
+    dice(game).add(2, 4)  # its answer: the capsule d6 shows 2 (GOTO); then it rolls 4
     text = say(game, "capsule 1")
     assert "The event cancels the capsules in play: SHIELD." in text
-    assert "answers with" not in text  # the capsule it would answer is gone
-    assert game.enemy is not None and not game.enemy.capsule_used
-    assert "The enemy rolls 4 on the d8" in text
+    after = text.split("Initiative again.")[1]
+    assert "The enemy answers with capsule 2, GOTO: Defense stays at minus 12 for one turn." in after
+    assert game.enemy is not None and game.enemy.capsule_used
+    assert "The enemy rolls 4 on the d8" in after
+    assert dice(game).rolls == []
 
 
 @pytest.mark.parametrize("slot,reason", [(3, "Slot 3 of the blue capsule row is empty."),
@@ -502,7 +510,7 @@ def test_the_boss_with_white_values_attacks_first_and_no_damage_loses() -> None:
     say(game, "my attack is 0")
     text = say(game, "attack")
     assert "minus 3 Boss defense on T6: minus 2, no damage." in text
-    assert "No damage to the Boss on T6: the Boss wins. Game over." in text
+    assert "No damage to the Boss on T6: the Boss wins. One defeat by a Boss ends the game. Game over." in text
     assert game.stage == LOST and game.outcome.startswith("No damage to the Boss on T6")
     assert game.player.vitality == 37 and not game.player.fell_to_boss
 
@@ -523,8 +531,25 @@ def test_the_boss_can_kill_and_a_bonus_screen_comes_first_where_the_world_says_s
     text = say(game, "roll for the bonus")
     assert "Bonus: you roll 2 on the d6: plus 2 vitality. Your vitality 12." in text
     assert "12 damage. Your vitality 0." in text
-    assert "Defeated by the Boss. Game over." in text
+    assert "Defeated by the Boss. One defeat by a Boss ends the game. Game over." in text
     assert game.stage == LOST
+
+
+def test_a_boss_ends_the_game_at_once_whatever_the_deaths() -> None:
+    """The manual: "If the enemy kills the player three times in any World, or a Boss eliminates
+    him, the game is over": a Boss's win ends it at 2 of 3 deaths too, and says why."""
+    game = new_game(Dice(), enemies=1)
+    say(game, enemy(attack=30, defense=0, vitality=5, pentagon=0))
+    for n in (1, 2):
+        dice(game).add(1, 6, 8)  # the enemy wins initiative and kills each fighter
+        assert f"Deaths in World 1: {n} of 3." in say(game, fighter(vitality=20, pentagon=0))
+    dice(game).add(6, 1)  # you win initiative
+    say(game, fighter(attack=5, vitality=9, pentagon=0))
+    dice(game).add(8, 1, 6, 8)  # you kill the enemy; the Boss wins initiative; T1: 8 + 4 - 2 kills you
+    text = say(game, "attack")
+    assert "Boss fight: Boss 1." in text and game.deaths == 2
+    assert text.endswith("Defeated by the Boss. One defeat by a Boss ends the game. Game over.")
+    assert game.stage == LOST and game.is_over()
 
 
 def test_the_last_boss_wins_the_mission() -> None:
@@ -548,13 +573,59 @@ def test_the_last_boss_wins_the_mission() -> None:
 
 
 def test_cards_from_the_card_file_and_drawn_enemies() -> None:
-    game = new_game(Dice([6, 1], picks=[6]))
+    game = new_game(Dice([6, 1], picks=[5]))  # the sixth card drawable: 1, 2, 4, 5, 6, 7 (3 is yours)
     text = say(game, "my fighter is card 3")
     assert ("Your fighter is card 3, Hardware Rookie: green, attack 4, defense minus 3, vitality 20, "
             "pentagon 2.") in text
     text = say(game, "draw an enemy")
     assert "The enemy drawn is card 7, Shooter Rookie: blue, attack 6, defense minus 1, vitality 17" in text
     assert game.enemy is not None and game.enemy.card == 7
+
+
+def test_a_drawn_enemy_is_never_your_own_card_nor_a_card_met_before() -> None:
+    """The draw leaves out the cards in play (your fighter's) and those met in this game, a
+    defeated card is discarded ("the winning cards are not discarded until their Vitality
+    reaches zero"); picks index the cards that can be drawn."""
+    game = new_game(Dice([6, 1, 6, 1], picks=[2, 2]))
+    say(game, "my fighter is card 3")
+    say(game, "draw an enemy")
+    first = game.enemy
+    assert first is not None and first.card == 4  # the third card drawable: 1, 2, (not 3), 4
+    say(game, "set enemy vitality to 0")
+    say(game, "draw an enemy")
+    assert game.enemy is not None and game.enemy.card == 5  # 1, 2, (not 3, not 4), 5
+
+
+def test_a_drawn_enemy_is_not_your_fighter_read_out_by_its_numbers() -> None:
+    game = new_game(Dice([6, 1], picks=[0]))
+    say(game, fighter(attack=5, defense=-2, vitality=18, pentagon=2, race="yellow"))  # card 1's numbers
+    say(game, "draw an enemy")
+    assert game.enemy is not None and game.enemy.card == 2
+
+
+def test_when_every_card_was_met_the_draw_takes_back_all_but_the_one_just_defeated() -> None:
+    def three(d: dict[str, Any]) -> None:
+        d["cards"]["cards"] = d["cards"]["cards"][:3]
+    game = new_game(Dice([6, 1] * 3), change=three)
+    say(game, "my fighter is card 1")
+    for card in (2, 3):
+        say(game, "draw an enemy")
+        assert game.enemy is not None and game.enemy.card == card
+        say(game, "set enemy vitality to 0")
+    say(game, "draw an enemy")
+    assert game.enemy is not None and game.enemy.card == 2  # not 1 (yours), not 3 (just defeated)
+
+
+def test_no_card_left_to_draw_is_refused() -> None:
+    def two(d: dict[str, Any]) -> None:
+        d["cards"]["cards"] = d["cards"]["cards"][:2]
+    game = new_game(Dice([6, 1]), change=two)
+    say(game, "my fighter is card 1")
+    say(game, "draw an enemy")
+    say(game, "set enemy vitality to 0")
+    assert unchanged(game, Command("draw_enemy")) == (
+        "The card file has no other card to draw: not your fighter's, nor the one just defeated. "
+        "Say the enemy's numbers instead.")
 
 
 def test_refusals_change_nothing() -> None:
@@ -593,10 +664,57 @@ def test_names_status_and_repeat() -> None:
     say(game, fighter())
     last = say(game, enemy())
     assert last.endswith("Sam, your turn: attack, or use a capsule.")
-    assert say(game, "repeat") == last
+    assert say(game, "repeat") == ("NARRATOR: Your vitality 20, the enemy's 20. "
+                                   "Sam, your turn: attack, or use a capsule.")
     status = say(game, "status")
     assert status.startswith("NARRATOR: World 1 of 5, with the d8. Defeats 0 of 3, deaths 0 of 3. "
                              "Your fighter has vitality 20; attack 6, defense minus 2, pentagon 3, blue;")
+
+
+def test_repeat_says_where_things_stand_and_reads_no_roll_again() -> None:
+    """A roll read again sounds like a new one (after an undo above all, which says "Undone."
+    and then repeat): repeat says where the fight stands and what to say."""
+    game = new_game(Dice([6, 1]), change=row_of(["CONT."]))
+    say(game, fighter(attack=5, vitality=30))
+    say(game, enemy(attack=5, vitality=30, race="red"))
+    dice(game).add(3, 1, 2)  # your roll; the enemy's capsule d6 (CONT.); its roll
+    assert "You roll 3" in say(game, "capsule 1")
+    before = state_of(game)
+    again = say(game, "repeat")
+    assert "roll" not in again.lower()
+    assert again == ("NARRATOR: Your vitality 23, the enemy's 22. In play: your CONT.; the enemy's CONT. "
+                     "Your turn: attack.")
+    assert state_of(game) == before
+
+
+def test_after_undo_the_table_hears_where_things_stand_not_the_last_roll_again(tmp_path: Path) -> None:
+    from assistant.session import PrintAnnouncer, Session
+
+    said: list[str] = []
+    session = Session.new("msx-cards", 3, {"event_chance": 0.0}, PrintAnnouncer(said.append), tmp_path)
+    session.start()
+    for text in (STRONG, "enemy: attack 5, defense -1, vitality 90, pentagon 2, race red", "attack", "attack"):
+        session.hear(text)
+    at = len(said)
+    session.hear("undo")
+    after = said[at:]
+    assert after[0] == "NARRATOR: Undone."
+    assert not any("roll" in line.lower() for line in after[1:]), after
+    assert after[-1].startswith("NARRATOR: Your vitality ")
+    assert after[-1].endswith("Your turn: attack, or use a capsule.")
+    session.close()
+
+
+def test_status_says_a_capsule_name_with_its_own_full_stop_once() -> None:
+    game = new_game(Dice([6, 1]), change=row_of(["CONT."]))
+    say(game, fighter(attack=5, vitality=30))
+    say(game, enemy(attack=5, vitality=30, race="red"))
+    dice(game).add(3, 1, 2)
+    say(game, "capsule 1")
+    status = say(game, "status")
+    assert "In play: CONT." in status and "CONT.." not in status
+    dice(game).add(3, 2)
+    assert ".." not in say(game, "attack") + say(game, "which capsules do I have")
 
 
 def test_a_stalemate_is_announced() -> None:

@@ -26,7 +26,8 @@ class Referee(Protocol):
 @dataclass
 class Battle:
     """The battle between the fighter in play and the enemy: who acts next, and whether the
-    enemy still owes an answer to the player's capsule or the fight just resumed after an event."""
+    enemy still owes an answer to the player's capsule (an event in between does not take it
+    away) or the fight just resumed after an event."""
 
     campaign: Campaign
     referee: Referee = field(repr=False, compare=False)
@@ -220,7 +221,8 @@ class Battle:
         if self.campaign.effects:
             out.append(P.say(P.cancelled([e.capsule.name for e in self.campaign.effects])))
             self.campaign.effects.clear()
-        self.answer_pending = False  # the capsule it answered is cancelled: no answer comes
+        # An answer still owed stays owed: the event cancels the capsules of the fighters whose
+        # button is red, and the enemy's is still green (the manual), so it answers on its next action.
         self.after_event = True
         fallen = [f for f in (player, enemy) if f.vitality == 0]
         if fallen:

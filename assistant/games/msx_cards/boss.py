@@ -74,7 +74,7 @@ class BossFight:
         assert self.campaign.player is not None
         self.campaign.player.fell_to_boss = True
         self.campaign.player.fell_in_world = self.campaign.world_index
-        self.campaign.lose(P.LOST_TO_BOSS, out)
+        self.campaign.lose(f"{P.LOST_TO_BOSS} {P.BOSS_ENDS_IT}", out)
 
     def player_turn(self, slot: int | None, out: list[Output]) -> None:
         assert self.campaign.player is not None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from assistant.games.msx_cards.tables import Capsule, plus_minus, signed
+from assistant.games.msx_cards.tables import Capsule, Card, plus_minus, signed
 
 PLAYER = "player"
 ENEMY = "enemy"
@@ -37,9 +37,18 @@ class Fighter:
     changes: list[int] = field(default_factory=list)
     fell_in_world: int | None = None
     fell_to_boss: bool = False
+    #: The numbers it came in with (race, attack, defense, vitality, pentagon): the card's.
+    printed: tuple[str, int, int, int, int] = ("", 0, 0, 0, 0)
 
     def __post_init__(self) -> None:
         self.start_vitality = self.vitality
+        self.printed = (self.race, self.attack, self.defense, self.vitality, self.pentagon)
+
+    def is_card(self, card: Card) -> bool:
+        """Whether this fighter is that card: by its number, or, read out by its numbers, by those."""
+        if self.card is not None:
+            return self.card == card.number
+        return self.printed == (card.race, card.attack, card.defense, card.vitality, card.pentagon)
 
     def change_vitality(self, delta: int) -> int:
         """Add ``delta`` (never below zero); returns the change actually made."""

@@ -52,8 +52,6 @@ class MsxCards:
         self.campaign = Campaign(rng, settings or MsxSettings())
         self.battle = Battle(self.campaign, self)
         self.boss = BossFight(self.campaign, self.battle)
-        #: What ``repeat`` says again.
-        self._last: list[Output] = []
 
     # ------------------------------------------------------------------ the parts, as read from outside
 
@@ -94,13 +92,12 @@ class MsxCards:
             out.append(P.say(P.example_note(self.tables.examples)))
         out.append(P.say(P.world_intro(self.world_index, self.world, self.settings.enemies_per_world)))
         out.append(P.say(P.FIRST_FIGHTER_HELP))
-        self._last = out
         return out
 
     def handle(self, command: Command) -> list[Output]:
         intent = command.intent
         if intent == "repeat":
-            return list(self._last) or [self._prompt()]
+            return [self.recap()]
         if intent == "status":
             return [P.say(self.status())]
         if intent not in self.allowed_intents():
@@ -110,7 +107,6 @@ class MsxCards:
             return out
         if not self.is_over():
             out.append(self._prompt())
-        self._last = out
         return out
 
     def advance(self, seconds: float) -> list[Output]:
@@ -202,7 +198,21 @@ class MsxCards:
     def _do_draw_enemy(self, slots: Mapping[str, str]) -> list[Output]:
         if not self.tables.cards:
             raise NotAllowed("The card file has no cards to draw. Say the enemy's numbers instead.")
-        return self._bring(ENEMY, self.rng.choice(self.tables.cards), drawn=True)
+        deck = self.enemy_deck()
+        if not deck:
+            raise NotAllowed(P.NO_CARD_TO_DRAW)
+        return self._bring(ENEMY, self.rng.choice(deck), drawn=True)
+
+    def enemy_deck(self) -> list[Card]:
+        """The cards an enemy is drawn from, in file order: not the one your fighter is, and none
+        met in this game (a card is discarded when its Vitality reaches zero, the manual); when
+        every card has been met, the discards come back, all but the enemy just defeated."""
+        cards = self.tables.cards
+        fresh = [c for c in cards if not any(f.is_card(c) for f in self.fighters)]
+        if fresh:
+            return fresh
+        last = next((f for f in reversed(self.fighters) if f.side == ENEMY), None)
+        return [c for c in cards if not any(f is not None and f.is_card(c) for f in (self.player, last))]
 
     def boss_kills(self, out: list[Output]) -> None:
         self.boss.kills(out)
@@ -323,6 +333,22 @@ class MsxCards:
         if intent in ("capsules", "set_stat") and self.player is None:
             return f"You have no fighter in play. {prompt}"
         return f"Not now. {prompt}"
+
+    def recap(self) -> Say:
+        """What ``repeat`` says (and so the session after an undo or a resume): where the fight
+        stands and what to say now. Never a roll read again: said again, it sounds like a new one."""
+        if self.is_over():
+            return P.say(self.status())
+        if not self.fighters:
+            return P.say(P.FIRST_FIGHTER_HELP)
+        player, enemy = self.player, self.enemy
+        parts = []
+        if self.stage == BOSS_FIGHT:
+            parts.append(f"Boss fight against {self.world.boss.name}, turn T{self.boss_turn} of "
+                         f"{self.world.boss.turns}.")
+        standing = P.standing(None if player is None else player.vitality, None if enemy is None else enemy.vitality,
+                              self.campaign.capsules_of(PLAYER), self.campaign.capsules_of(ENEMY))
+        return P.say(" ".join([*parts, standing, self._prompt().text]).strip())
 
     def status(self) -> str:
         if self.stage == WON:

@@ -7,6 +7,7 @@ same way a player says them. ``fixed_phrases`` lists every sentence with no live
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from assistant.engine import Say
@@ -28,6 +29,11 @@ STALEMATE = ("Warning: with the d{die}, neither fighter can ever hurt the other.
 CAPSULE_NOT_USED = "Your capsule was not used."
 NO_EFFECT_ON_BOSS = "That has no effect on a Boss."
 LOST_TO_BOSS = "Defeated by the Boss."
+#: The manual: "If the enemy kills the player three times in any World, or a Boss eliminates him,
+#: the game is over": said with a loss to a Boss, which comes whatever the deaths count.
+BOSS_ENDS_IT = "One defeat by a Boss ends the game."
+NO_CARD_TO_DRAW = ("The card file has no other card to draw: not your fighter's, nor the one just defeated. "
+                   "Say the enemy's numbers instead.")
 ENEMY_HAS_NO_CAPSULES = "The enemy's race has no capsules to answer with."
 INITIATIVE_AGAIN = "The fight resumes. Initiative again."
 BOSS_WHITE = "The Boss won initiative: its white values count, and it attacks on T1."
@@ -36,12 +42,17 @@ BOSS_GRAY = "You won initiative: the Boss's gray values count, and you attack on
 FIXED: tuple[str, ...] = (
     FIRST_FIGHTER, NEXT_FIGHTER, FIRST_FIGHTER_HELP, NEXT_ENEMY, YOUR_TURN, YOUR_TURN_CAPSULE,
     CAPSULE_NOT_USED, NO_EFFECT_ON_BOSS, ENEMY_HAS_NO_CAPSULES, INITIATIVE_AGAIN,
-    BOSS_WHITE, BOSS_GRAY, f"{LOST_TO_BOSS} Game over.",
+    BOSS_WHITE, BOSS_GRAY, f"{LOST_TO_BOSS} {BOSS_ENDS_IT} Game over.",
 )
+
+#: A sentence's own full stop after a name that ends with one ("In play: CONT.."), or after "!" or "?".
+_DOUBLE_STOP = re.compile(r"(?<!\.)([.!?])\.(?=\s|$)")
 
 
 def say(text: str) -> Say:
-    return Say(NARRATOR, text)
+    """Said by the narrator, one stop at the end of each sentence (names and card text may
+    bring their own: the capsule "CONT.", a skill written with its full stop)."""
+    return Say(NARRATOR, _DOUBLE_STOP.sub(r"\1", text))
 
 
 def _whose(side: str) -> str:
@@ -99,7 +110,7 @@ def boss_hit(result: Strike, turn: int) -> str:
 
 
 def no_damage_to_boss(turn: int) -> str:
-    return f"No damage to the Boss on T{turn}: the Boss wins."
+    return f"No damage to the Boss on T{turn}: the Boss wins. {BOSS_ENDS_IT}"
 
 
 def capsule_ends(owner: str, name: str) -> str:
@@ -225,6 +236,22 @@ def capsule_list(race: str, capsules: Sequence[Capsule | None], used: bool) -> s
     if not slots:
         return f"The {race} race has no capsules."
     return f"Your {race} capsules: " + ". ".join(slots) + ". " + tail
+
+
+def standing(player: int | None, enemy: int | None, mine: Sequence[Capsule], theirs: Sequence[Capsule]) -> str:
+    """Where the fight stands in one breath: both Vitalities and the capsules in play."""
+    parts = []
+    if player is not None and enemy is not None:
+        parts.append(f"Your vitality {player}, the enemy's {enemy}.")
+    elif player is not None:
+        parts.append(f"Your vitality {player}.")
+    elif enemy is not None:
+        parts.append(f"The enemy's vitality {enemy}.")
+    in_play = [f"{whose} {', '.join(c.name for c in capsules)}"
+               for whose, capsules in (("your", mine), ("the enemy's", theirs)) if capsules]
+    if in_play:
+        parts.append("In play: " + "; ".join(in_play) + ".")
+    return " ".join(parts)
 
 
 def fighter_status(fighter: Fighter, capsules: Sequence[Capsule]) -> str:
