@@ -14,7 +14,9 @@
 #   doctor-lines.txt  `assistant doctor`'s hearing and voice lines (paths left out)
 #   service.txt       what `assistant install-service --root` writes (paths left out)
 # and, not compared (they differ by machine): heard.txt, doctor.txt, say-lengths.txt.
-# Settings, state and scratch files go into a temporary folder, removed at the end.
+# Settings, state and scratch files go into a temporary folder, removed at the end; each step
+# starts from its own, fresh (what a step gives does not depend on the steps run before it in
+# the same call: check-arm64.sh runs them one a call, --x86-reference all in one).
 set -euo pipefail
 out="${1:?usage: scripts/arm64/steps.sh OUT_DIR [STEP ...]}"
 shift
@@ -33,14 +35,20 @@ trap 'rm -rf "$scratch"' EXIT
 # the utterances before, so under emulation every clip after the first was "over the budget". The
 # check compares what is heard; on x86 these clips are heard the same with it as with the default
 # (the references, made with the default, did not change).
-printf 'hearing:\n  models_dir: %s/models\n  budget_seconds: 120\nvoice:\n  cache_dir: %s/cache\n' \
-    "$scratch" "$scratch" >"$scratch/config.yaml"
-export ASSISTANT_CONFIG="$scratch/config.yaml" ASSISTANT_STATE_DIR="$scratch/state"
+# A step's settings, state and files ($work), fresh for each step: doctor's "voice memory" line,
+# say, is not the same after `say` has cut the voice in its cache as before.
+fresh() {
+    work="$(mktemp -d -p "$scratch")"
+    printf 'hearing:\n  models_dir: %s/models\n  budget_seconds: 120\nvoice:\n  cache_dir: %s/cache\n' \
+        "$work" "$work" >"$work/config.yaml"
+    export ASSISTANT_CONFIG="$work/config.yaml" ASSISTANT_STATE_DIR="$work/state"
+}
 assistant=(.venv/bin/assistant)
 py=.venv/bin/python
 
 step() { printf '[steps %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-wants() { [[ "$wanted" == *" $1 "* ]]; }
+# wants STEP: whether STEP was asked for; if so, it gets its fresh settings
+wants() { [[ "$wanted" == *" $1 "* ]] && fresh; }
 
 # The fields of `assistant transcribe --json` that must agree, a line a clip: the clip, its command
 # and its buttons.
@@ -84,11 +92,11 @@ if wants say; then
     step "say -o in both characters, heard back"
     : >"$out/say-lengths.txt"
     for voice in virus bsat1; do
-        "${assistant[@]}" say -o "$scratch/$voice.wav" --voice "$voice" "Explore one zero zero." >>"$out/say-lengths.txt"
+        "${assistant[@]}" say -o "$work/$voice.wav" --voice "$voice" "Explore one zero zero." >>"$out/say-lengths.txt"
     done
-    transcribe_each "$scratch/virus.wav" "$scratch/bsat1.wav" | commands_of \
+    transcribe_each "$work/virus.wav" "$work/bsat1.wav" | commands_of \
         | sed -E 's/^(virus|bsat1)\.wav: /\1 says "Explore one zero zero.", heard as: /' >"$out/say.txt"
-    sed -i "s#$scratch/##" "$out/say-lengths.txt"
+    sed -i "s#$work/##" "$out/say-lengths.txt"
 fi
 
 if wants gpio; then
@@ -109,12 +117,12 @@ fi
 
 if wants service; then
     step "install-service --root"
-    "${assistant[@]}" install-service --root "$scratch/image" >/dev/null
+    "${assistant[@]}" install-service --root "$work/image" >/dev/null
     {
         user="$(id -un)"
-        (cd "$scratch/image" && find . \( -type f -o -type l \)) \
+        (cd "$work/image" && find . \( -type f -o -type l \)) \
             | sed -e "s#^\./root/#./<home>/#" -e "s#^\./home/$user/#./<home>/#" -e "s#/linger/$user\$#/linger/<user>#" | sort
-        find "$scratch/image" -name omega-assistant.service -type f -exec cat {} \; | sed -E 's#(/[^ ]+)#<path>#g'
+        find "$work/image" -name omega-assistant.service -type f -exec cat {} \; | sed -E 's#(/[^ ]+)#<path>#g'
     } >"$out/service.txt"
 fi
 step "done"
