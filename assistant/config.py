@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import yaml
 
-from assistant.schema import ConfigError, LeftOut, Setting, coerce, setting, unknown_keys, within
+from assistant.schema import ConfigError, LeftOut, Setting, coerce, setting, unknown_keys, within, written_settings
 
 _STAGE_GONE = "the hybrid stage it set was removed, as it did not pay (docs/hearing.md, \"Which stages pay\")."
 #: Keys an older config.yaml may still hold, and why they are read no more
@@ -183,6 +183,14 @@ class Config:
         except ConfigError as error:
             self.report(f"{self.where(key)}: {key} = {value!r} {error}; using {fallback!r}.")
             return fallback
+
+    def read_written(self) -> None:
+        """Read every setting written in the file, so that each bad value is in ``problems`` as it is
+        when the part that owns it reads it. A per-name setting (``characters.*.volume``) is left to
+        its part: its default is each name's own."""
+        for key in written_settings(self.data):
+            if "*" not in setting(key).key:
+                self.value(key)
 
     def report(self, problem: str) -> None:
         """Add ``problem`` once (a setting read twice is not reported twice)."""

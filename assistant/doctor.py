@@ -43,6 +43,8 @@ class Doctor:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.fixes: list[str] = []
+        #: The config problems a section has told already (the settings' own section leaves them out).
+        self.told: set[str] = set()
 
     def check(self, title: str, probe: Callable[[], str]) -> bool:
         try:
@@ -65,6 +67,7 @@ class Doctor:
         read()
         found = self.config.problems[known:]
         del self.config.problems[known:]
+        self.told.update(found)
         return found
 
 
@@ -329,8 +332,25 @@ def tools(doctor: Doctor) -> bool:
     return True
 
 
+def settings(doctor: Doctor) -> bool:
+    """Every problem ``assistant play`` reports of the settings, found by the code play reads them
+    with (assistant/play.py's ``settings_problems``), but for those told in a section above."""
+    from assistant.play import settings_problems
+
+    print("Settings")
+    problems = [problem for problem in settings_problems(doctor.config) if problem not in doctor.told]
+    for problem in problems:
+        print(f"  PROBLEM  config: {problem}")
+        doctor.needs("config")
+    if not problems:
+        where = doctor.config.path or "no settings file: the defaults"
+        print(f"  ok       config: {where} (every key is a setting, every value can be used)")
+    return not problems
+
+
 #: The sections, in the order printed; a new one is a function taking the Doctor, added here.
-SECTIONS: tuple[Callable[[Doctor], bool], ...] = (audio, hearing, voices, keypad, saved_games, service, tools)
+SECTIONS: tuple[Callable[[Doctor], bool], ...] = (audio, hearing, voices, keypad, saved_games, service, tools,
+                                                 settings)
 
 
 def doctor_main(args: argparse.Namespace, config: Config) -> int:
@@ -338,9 +358,5 @@ def doctor_main(args: argparse.Namespace, config: Config) -> int:
     ok = True
     for section in SECTIONS:
         ok &= section(doctor)
-    for problem in config.problems:
-        print(f"  PROBLEM  config: {problem}")
-        doctor.needs("config")
-        ok = False
     print("Everything needed is here." if ok else f"To fix: {'; '.join(doctor.fixes)}.")
     return 0 if ok else 1

@@ -7,13 +7,14 @@ import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant import textplay
 from assistant.box import Box, Games, Power, at_a_terminal, greet
 from assistant.config import Config, state_dir
-from assistant.games import game_spec
+from assistant.games import GAMES, game_spec
 from assistant.journal import Journal, report_to, unfinished_games
 from assistant.session import Announcer, PrintAnnouncer
 from assistant.volume import Volume
@@ -40,18 +41,33 @@ def play(args: argparse.Namespace, config: Config) -> int:
             return 0
 
 
+@dataclass(frozen=True)
+class PlaySettings:
+    """What play reads of the settings before anything starts (the games and the parts of the
+    box read their own as they start)."""
+
+    folder: Path
+    #: The original shut itself off after 2-3 idle minutes and lost the game; this one pauses.
+    idle: float | None
+    volume: int
+    power: Power
+
+    @classmethod
+    def from_config(cls, config: Config) -> PlaySettings:
+        return cls(state_dir(config), config.value("idle_pause_seconds") or None, config.value("volume"),
+                   Power.from_config(config))
+
+
 def _play(args: argparse.Namespace, config: Config, held: list[Box]) -> int:
-    folder = state_dir(config)
-    # The original shut itself off after 2-3 idle minutes and lost the game; this one pauses.
+    start = PlaySettings.from_config(config)
+    folder = start.folder
     # With the virtual clock, "wait S" means exactly that time passes, so no idle pause.
-    idle = config.value("idle_pause_seconds") or None
-    if args.clock == "virtual":
-        idle = None
+    idle = None if args.clock == "virtual" else start.idle
     # A seed asks for a new game: it never goes on with an old one (that one is kept).
     resume = args.resume or (not args.new and args.seed is None)
     games = Games(lambda name: settings_for(config, name), folder, args.seed, idle, resume=resume)
-    volume = Volume.load(folder, config.value("volume"))
-    power = Power.from_config(config)
+    volume = Volume.load(folder, start.volume)
+    power = start.power
     _print_problems(config)
     if not args.text:
         from assistant.live.run import run_live
@@ -177,6 +193,39 @@ def settings_for(config: Config, game: str) -> dict[str, Any]:
     settings = game_spec(game).settings_from_config(config)
     _print_problems(config)
     return settings
+
+
+def settings_problems(config: Config) -> list[str]:
+    """Every problem play reports of the settings, however it is played and whichever game: each
+    setting read now by the code play reads it with (``assistant doctor`` lists these). Taken out
+    of ``config.problems``, with those found before (keys that are not settings, a broken line)."""
+    from assistant.hearing import HearingSettings
+    from assistant.live.gpio import gpio_settings
+    from assistant.live.keypads import DEFAULT_CHAR_KEYS, DEFAULT_EVDEV_KEYS, keypad_keys, talk_keys
+    from assistant.live.settings import keypad_sources
+    from assistant.voice.characters import CharacterSpec, character_names
+    from assistant.voice.sounds import sound_table
+    from assistant.voice.voices import VoiceSettings
+
+    PlaySettings.from_config(config)
+    for name in GAMES:
+        game_spec(name).settings_from_config(config)
+    VoiceSettings.from_config(config)
+    sound_table(config)
+    for name in character_names(config):
+        CharacterSpec.from_config(config, name)
+    HearingSettings.from_config(config)
+    for source in keypad_sources(config):
+        if source == "gpio":
+            gpio_settings(config)
+        elif source in ("terminal", "fifo", "evdev"):
+            evdev = source == "evdev"
+            buttons = keypad_keys(config, evdev) or dict(DEFAULT_EVDEV_KEYS if evdev else DEFAULT_CHAR_KEYS)
+            talk_keys(config, evdev, buttons)
+    config.read_written()  # the rest: each value as its part reads it
+    found = list(dict.fromkeys(config.problems))  # (a part read twice may append its problem twice)
+    config.problems.clear()
+    return found
 
 
 def _print_problems(config: Config) -> None:

@@ -163,23 +163,35 @@ def _is_section(parts: list[str], settings: Mapping[str, Setting]) -> bool:
                for p in (s.key.split(".") for s in settings.values()))
 
 
-def unknown_keys(data: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, str | None]]:
-    """Every key in ``data`` that is not a setting, with the nearest declared key (or None)."""
+def _written(data: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Setting | None]]:
+    """Every key written in ``data`` that is a setting or is none (a group's own keys are its
+    setting's; a section's keys are walked), with its declaration (None: not a setting)."""
     settings = declared()
     for raw_key, value in data.items():
         key = f"{prefix}{raw_key}"
-        parts = key.split(".")
         try:
             found: Setting | None = setting(key)
         except KeyError:
             found = None
-        if found is not None:
-            continue
-        if _is_section(parts, settings):
+        if found is None and _is_section(key.split("."), settings):
             if isinstance(value, dict):
-                yield from unknown_keys(value, key + ".")
+                yield from _written(value, key + ".")
             continue
-        yield key, nearest(key, settings)
+        yield key, found
+
+
+def unknown_keys(data: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    """Every key in ``data`` that is not a setting, with the nearest declared key (or None)."""
+    for key, found in _written(data):
+        if found is None:
+            yield key, nearest(key, declared())
+
+
+def written_settings(data: Mapping[str, Any]) -> Iterator[str]:
+    """Every key in ``data`` that is a setting, as written ("characters.virus.volume")."""
+    for key, found in _written(data):
+        if found is not None:
+            yield key
 
 
 def nearest(key: str, settings: Mapping[str, Setting]) -> str | None:

@@ -147,3 +147,33 @@ def test_the_whisper_decoder_line_says_whether_it_runs_in_int8(
     assert "PROBLEM  Whisper decoder: hearing takes about twice the CPU time here: onnxruntime's int8" in out
     assert "DynamicQuantizeMatMul" in out and "twice the CPU" in out
     assert checked.fixes == ["./start.sh installs the missing packages"]
+
+
+def test_the_doctor_reports_every_setting_problem_play_reports_under_settings(tmp_path: Path) -> None:
+    """Bad values of the box's, a game's and the keys' kinds, each one as play reports it, under
+    the Settings heading (none under Tools)."""
+    config = ("volume: 42\ngames:\n  omega_virus:\n    shields_seconds: -5\n    attack_shot: randm\n"
+              "keypad:\n  source: none\nvoise:\n  pitch: 2\n")
+    checked = doctor(tmp_path, config)
+    path = tmp_path / "config.yaml"
+    played = subprocess.run([sys.executable, "-m", "assistant", "--config", str(path), "play", "omega-virus",
+                             "--text"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "ASSISTANT_STATE_DIR": str(tmp_path / "state")})
+    assert played.returncode == 0, played.stderr
+    reported = [line.removeprefix("config: ") for line in played.stderr.splitlines() if line.startswith("config: ")]
+    assert len(reported) == 4, played.stderr
+    lines = checked.stdout.splitlines()
+    settings = lines[lines.index("Settings") + 1:-1]
+    assert [line.removeprefix("  PROBLEM  config: ") for line in settings] == reported, checked.stdout
+    assert f"{path} line 1: volume = 42 must be at most 10; using 10." in reported
+    assert f"{path} line 8: 'voise' is not a setting (config.yaml lists every setting). It is ignored." in reported
+    assert checked.returncode == 1 and "correct the config lines named above" in lines[-1]
+    tools = lines[lines.index("Tools") + 1:lines.index("Settings")]
+    assert not any("config" in line for line in tools), checked.stdout
+
+
+def test_the_doctor_says_when_the_settings_are_all_good(tmp_path: Path) -> None:
+    checked = doctor(tmp_path, "volume: 7\nkeypad:\n  source: none\n")
+    lines = checked.stdout.splitlines()
+    assert lines[lines.index("Settings") + 1] == (f"  ok       config: {tmp_path / 'config.yaml'} (every key is a "
+                                                  "setting, every value can be used)"), checked.stdout
