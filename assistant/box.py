@@ -31,7 +31,7 @@ from assistant.games import GAMES
 from assistant.journal import Journal, find_unfinished
 from assistant.menu import Menu
 from assistant.sentences import SentenceSet
-from assistant.session import BOX_INTENTS, GAME_BOX_INTENTS, Announcer, Heard, Session
+from assistant.session import BOX_INTENTS, GAME_BOX_INTENTS, Announcer, Heard, Session, journal_said
 from assistant.volume import LOUDEST, Volume
 
 if TYPE_CHECKING:
@@ -92,6 +92,14 @@ def play_by_typing(game: str | None) -> str:
     return f"To play by typing now instead: Ctrl-C, then `./start.sh {game} --text`."
 
 
+def replaced_said(unfinished: Journal, resume: str) -> str:
+    """What a new game started beside an unfinished one of the same game does to it (``resume``:
+    the command that goes on with that one instead)."""
+    name = unfinished.header.get("game")
+    return (f"Starting a new {name} game. At its first move it replaces the unfinished {journal_said(unfinished)}: "
+            f"each game keeps one unfinished game. Until then `{resume}` goes on with that one.")
+
+
 def run_command(command: Sequence[str]) -> str:
     """Run ``command``; why it failed, or "" when it worked."""
     try:
@@ -136,7 +144,8 @@ class Games:
     seed: int | None = None
     idle: float | None = None
     #: Go on with the game's unfinished journal, when there is one (False: a new game, unless the
-    #: unfinished one was started in this run and kept by "main menu"; older ones are kept too).
+    #: unfinished one was started in this run and kept by "main menu"; the new game's first move
+    #: gives up the unfinished one, as each game keeps one).
     resume: bool = True
     _settings: dict[str, Settings] = field(default_factory=dict, init=False, repr=False)
     #: The sessions made in this run (each one's journal now: "new game" in it makes another).
@@ -150,16 +159,14 @@ class Games:
 
     def unfinished(self, name: str) -> Journal | None:
         """The game's unfinished journal to go on with: the newest, when resuming is on; else
-        only one this run started (and "main menu" kept). One that is not taken is said to be
-        kept, on stderr: a new game never hides an old one without a word."""
+        only one this run started (and "main menu" kept). One that is not taken is told of, on
+        stderr: a new game never replaces an old one without a word."""
         if self.folder is None:
             return None
         found = find_unfinished(self.folder, name)
         if found is None or self.resume or found.path in {m.journal.path for m in self._made if m.journal}:
             return found
-        print(f"An unfinished {name} game from {found.header.get('started')} is kept "
-              f"(`assistant play {name} --text --resume` goes on with it); starting a new one.",
-              file=sys.stderr, flush=True)
+        print(replaced_said(found, f"assistant play {name} --text --resume"), file=sys.stderr, flush=True)
         return None
 
     def make(self, name: str, announcer: Announcer, unfinished: Journal | None) -> Session:

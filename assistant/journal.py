@@ -10,11 +10,18 @@ folder, full disk, no permission) the game goes on from memory, the players are 
 in plain words, and every later entry tries again to write all that is not yet on disk.
 A line is only counted when it is whole (newline included), so a journal cut off anywhere
 resumes from the last whole entry, and the next write replaces the torn tail.
+
+Each game keeps one unfinished game. Once a journal's first move is on disk, the other
+unfinished journals of its game are given up (deleted): never before, so a kill or a full disk
+at any moment leaves one of them to resume; and never one another assistant is playing (each
+holds a lock on the journal it plays, which goes with the process however it ends). A journal
+removed under its game all the same is written again whole at its next entry.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import math
 import os
@@ -102,6 +109,10 @@ class Journal:
     saved_bytes: int = field(default=0, repr=False)   # their length in bytes
     trim: bool = field(default=False, repr=False)     # bytes after saved_bytes are torn
     problem: str | None = field(default=None, repr=False)
+    #: Its game's other unfinished journals were given up (done once, after its first move).
+    alone: bool = field(default=False, repr=False, compare=False)
+    #: A descriptor holding a shared lock on the file while this process plays it (None: not held).
+    _held: int | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def create(cls, folder: Path, game: str, seed: int, settings: dict[str, Any]) -> Journal:
@@ -147,44 +158,96 @@ class Journal:
         self.save()
 
     def save(self) -> bool:
-        """Write every line not yet on disk; True when the whole journal is there."""
-        lines = [self.header, *self.entries]
-        data = "".join(json.dumps(item) + "\n" for item in lines[self.saved_lines:]).encode("utf-8")
+        """Write every line not yet on disk; True when the whole journal is there. Its first move
+        on disk makes it its game's one unfinished game (``give_up_others``)."""
         creating = self.saved_lines == 0
         try:
-            if creating:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if creating else 0), 0o644)
             try:
-                if self.trim:
-                    os.ftruncate(fd, self.saved_bytes)
-                os.lseek(fd, self.saved_bytes, os.SEEK_SET)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            if creating:
-                _fsync_dir(self.path.parent)
+                self._write(creating)
+            except FileNotFoundError:
+                if creating:
+                    raise
+                creating = True  # removed under the game (its folder too, maybe): written again whole
+                self.saved_lines = self.saved_bytes = 0
+                self.trim = False
+                self._write(creating)
         except OSError as error:
             self._undo_partial_write(creating)
             self.problem = problem_notice(error, self.path.parent)
             _notice(self.problem)
             return False
-        self.saved_lines = len(lines)
-        self.saved_bytes += len(data)
         self.trim = False
         if self.problem is not None:
             self.problem = None
             _notice(None)
+        if not self.alone and self.entries and not self.finished:
+            self.alone = True
+            give_up_others(self)
         return True
+
+    def _write(self, creating: bool) -> None:
+        """Write the lines not yet on disk, synced (OSError as the disk gives it)."""
+        lines = [self.header, *self.entries]
+        data = "".join(json.dumps(item) + "\n" for item in lines[self.saved_lines:]).encode("utf-8")
+        if creating:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | (os.O_CREAT | os.O_TRUNC if creating else 0), 0o644)
+        try:
+            if creating:
+                self._hold(lambda: os.dup(fd))  # before its first line: being made, it is never given up
+            if self.trim:
+                os.ftruncate(fd, self.saved_bytes)
+            os.lseek(fd, self.saved_bytes, os.SEEK_SET)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if creating:
+            _fsync_dir(self.path.parent)
+        self.saved_lines = len(lines)
+        self.saved_bytes += len(data)
+
+    def hold(self) -> None:
+        """Mark the journal as played by this process (a resumed one): another assistant starting
+        a game of the same game gives it up only once this process has let go of it."""
+        if self._held is None:
+            self._hold(lambda: os.open(self.path, os.O_RDONLY))
+
+    def _hold(self, opened: Callable[[], int]) -> None:
+        """Hold the file through the descriptor ``opened`` gives (on a file system without locks,
+        or with no descriptor to be had, nothing marks it: the game goes on all the same)."""
+        self.release()
+        try:
+            fd = opened()
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        except OSError:
+            os.close(fd)
+            return
+        self._held = fd
+
+    def release(self) -> None:
+        """Let go of the journal (the game is closed): from now on a newer game may give it up."""
+        if self._held is not None:
+            os.close(self._held)
+            self._held = None
+
+    def __del__(self) -> None:
+        try:
+            self.release()
+        except Exception:  # noqa: BLE001 - at the interpreter's exit: the process lets go anyway
+            pass
 
     def _undo_partial_write(self, creating: bool) -> None:
         """Leave no empty or torn file behind: what is on disk stays a whole journal."""
         self.trim = True
         try:
             if creating:
+                self.release()
                 self.path.unlink(missing_ok=True)
             else:
                 os.truncate(self.path, self.saved_bytes)
@@ -244,10 +307,11 @@ def _fsync_dir(folder: Path) -> None:
 def unfinished_games(folder: Path, game: str) -> list[Journal]:
     """Every unfinished journal of ``game`` in ``folder``, the newest first.
 
-    The newest is the game's unfinished game, the one offered; the older ones are kept as
-    they are (never marked, never deleted) and listed by ``--resume``: each is offered in its
-    turn once the newer ones have ended. Journals that cannot be read, or that hold nothing but
-    their header (a start that never got going, e.g. with no speaker), are passed over."""
+    The newest is the game's unfinished game, the one offered. Older ones are left only where
+    a newer one has not had a move saved since it was started or resumed (or by an older
+    version, which kept every one): they are given up at its next move. Journals that cannot
+    be read, or that hold nothing but their header (a start that never got going, e.g. with no
+    speaker), are passed over."""
     try:
         found = [(path.stat().st_mtime, path) for path in folder.glob(f"{game}-*.jsonl")]
     except OSError:
@@ -267,3 +331,43 @@ def find_unfinished(folder: Path, game: str) -> Journal | None:
     """The newest unfinished journal of ``game`` in ``folder`` (see ``unfinished_games``)."""
     games = unfinished_games(folder, game)
     return games[0] if games else None
+
+
+def give_up_others(journal: Journal) -> None:
+    """Make ``journal`` (a move of it on disk) its game's one unfinished game: delete the other
+    journals of its game in its folder that are not finished (those holding nothing but their
+    header too), except those another process plays (see ``Journal.hold``)."""
+    game = journal.header.get("game")
+    folder = journal.path.parent
+    try:
+        paths = [path for path in folder.glob(f"{game}-*.jsonl") if path != journal.path]
+    except OSError:
+        return
+    gone = False
+    for path in paths:
+        try:
+            other = Journal.read(path)
+        except (OSError, ValueError):
+            continue  # not a journal (or one being written this instant): not ours to judge
+        if other.header.get("game") == game and not other.finished:
+            gone |= _delete_unless_held(path)
+    if gone:
+        _fsync_dir(folder)
+
+
+def _delete_unless_held(path: Path) -> bool:
+    """Delete ``path`` unless a process holds it; whether it was deleted."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: played by another assistant
+        if os.fstat(fd).st_ino != os.stat(path).st_ino:
+            return False  # replaced meanwhile
+        path.unlink()
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant import textplay
-from assistant.box import Box, Games, Power, at_a_terminal, greet
+from assistant.box import Box, Games, Power, at_a_terminal, greet, replaced_said
 from assistant.config import Config, state_dir
 from assistant.games import GAMES, game_spec
 from assistant.journal import Journal, report_to, unfinished_games
-from assistant.session import Announcer, PrintAnnouncer
+from assistant.session import Announcer, PrintAnnouncer, journal_said
 from assistant.volume import Volume
 
 if TYPE_CHECKING:
@@ -242,28 +242,28 @@ def _unfinished_to_resume(args: argparse.Namespace, folder: Path) -> Journal | N
     """The unfinished game to go on with: with --resume, or if the player at a terminal says so.
 
     Piped or scripted input is never asked (its first line is a command, not an answer), nor is
-    a start with --seed (a seed asks for a new game): a new game starts and the unfinished one
-    is kept as it is, for --resume. At a terminal nothing but "resume" or a confirmed "new"
-    answers: a bare Enter or a typo asks again, and the end of input leaves (EOFError)."""
-    found = [] if args.new else unfinished_games(folder, args.game)
+    a start with --new or --seed (a seed asks for a new game): a new game starts, and its first
+    move replaces the unfinished one (each game keeps one). At a terminal nothing but "resume" or a
+    confirmed "new" answers: a bare Enter or a typo asks again, and the end of input leaves
+    (EOFError). Older unfinished games (an older version kept every one) go at the next move."""
+    found = unfinished_games(folder, args.game)
     if not found:
         if args.resume:
             print(f"No unfinished {args.game} game to resume; starting a new one.", file=sys.stderr)
         return None
     unfinished, older = found[0], found[1:]
     started = unfinished.header.get("started")
+    also = (f" {len(older)} older unfinished {args.game} game{'s go' if len(older) > 1 else ' goes'} at the next "
+            f"move (the oldest from {str(older[-1].header.get('started'))[:16]}): each game keeps one."
+            if older else "")
     if args.resume:
         if older:
-            listed = "; ".join(f"from {j.header.get('started')} ({j.path})" for j in older)
-            print(f"Going on with the {args.game} game from {started}. Older unfinished {args.game} games, "
-                  f"kept and offered in turn once the newer ones end: {listed}.", file=sys.stderr)
+            print(f"Going on with the {journal_said(unfinished)}.{also}", file=sys.stderr)
         return unfinished
-    also = f" ({len(older)} older unfinished ones are kept too: --resume lists them)" if older else ""
-    if args.seed is not None or not at_a_terminal(sys.stdin):
-        print(f"An unfinished {args.game} game from {started} is kept{also}; starting a new one. "
-              "--resume goes on with the newest unfinished game.", file=sys.stderr)
+    if args.new or args.seed is not None or not at_a_terminal(sys.stdin):
+        print(f"{replaced_said(unfinished, f'assistant play {args.game} --text --resume')}{also}", file=sys.stderr)
         return None
-    print(f"An unfinished {args.game} game from {started} was found{also}. "
+    print(f"An unfinished {journal_said(unfinished)} was found.{also} "
           "Type resume to go on with it, or new to start a new game.", flush=True)
     while True:
         answer = _answer()

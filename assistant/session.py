@@ -216,6 +216,7 @@ class Session:
         name = str(journal.header["game"])
         spec = game_spec(name)
         game = replay(spec, journal.header, journal.entries)
+        journal.hold()  # played here now: another assistant's new game never gives it up
         settings = dict(journal.header.get("settings", {}))
         return cls(name, spec, game, spec.sentences(), journal, announcer,
                    int(journal.header["seed"]), settings, journal.path.parent, idle_pause_after)
@@ -368,6 +369,8 @@ class Session:
             self.journal.append({"end": "abandoned"})
         self.seed = self.seed + 1
         self.game = self.spec.create(self.seed, self.settings)
+        if self.journal is not None:
+            self.journal.release()
         if self.journal_dir is not None:
             self.journal = Journal.create(self.journal_dir, self.game_name, self.seed, self.settings)
         self.paused = False
@@ -461,6 +464,25 @@ class Session:
 
     def close(self) -> None:
         self._flush_time()
+        if self.journal is not None:
+            self.journal.release()
+
+
+def journal_said(journal: Journal) -> str:
+    """A journal's game in a few words, for a player choosing what to go on with: "omega-virus
+    game from 2026-12-07 17:42 (6 moves, 2 minutes played)"."""
+    try:
+        queries = game_spec(str(journal.header.get("game"))).query_intents
+    except (KeyError, TypeError, ImportError):
+        queries = all_query_intents()  # a game this version does not know
+    kept = effective_entries(journal.entries, queries)
+    moves = sum(1 for entry in kept if "cmd" in entry and entry["cmd"].get("intent") not in queries)
+    played = journal.game_seconds()
+    told = [f"{moves} move{'s' if moves != 1 else ''}" if moves else "no move yet"]
+    if played > 0:
+        told.append(f"{said_duration(played)} played")
+    started = str(journal.header.get("started", "an unknown day"))[:16]  # to the minute
+    return f"{journal.header.get('game')} game from {started} ({', '.join(told)})"
 
 
 def said_duration(seconds: float) -> str:

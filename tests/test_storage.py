@@ -120,6 +120,17 @@ def test_saving_comes_back_with_everything_written(tmp_path: Path, capsys: pytes
     assert capsys.readouterr().err.count(NOT_SAVED) == 1
 
 
+def test_a_journal_removed_under_its_game_is_written_again_whole(tmp_path: Path) -> None:
+    """(state/ deleted by hand, or the game given up by another assistant while not held)"""
+    saved = Journal.create(tmp_path / "state", "omega-virus", 3, {})
+    saved.append({"cmd": {"intent": "skill", "slots": {"level": "0"}}})
+    shutil.rmtree(tmp_path / "state")
+    saved.append({"advance": 1.5})
+    again = Journal.read(saved.path)
+    assert again.header == saved.header and again.entries == saved.entries and len(again.entries) == 2
+    assert again.saved_bytes == saved.path.stat().st_size
+
+
 def _resume_in_process(state: Path, lines: list[str], monkeypatch: pytest.MonkeyPatch,
                        capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     monkeypatch.setenv("ASSISTANT_STATE_DIR", str(state))
@@ -191,17 +202,59 @@ def _at_a_terminal(state: Path, typed: str) -> str:
 def test_only_a_terminal_is_asked_to_resume(tmp_path: Path) -> None:
     state = tmp_path / "state"
     play(state, SCRIPT[:2])
+    [first] = journals(state)
     piped = play(state, ["skill zero", "code one two"])
     assert piped.stdout.splitlines()[:2] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
-    assert "is kept; starting a new one." in piped.stderr
-    first = min(journals(state), key=lambda p: p.stat().st_mtime_ns)
-    assert "end" not in first.read_text().splitlines()[-1]  # nothing marked abandoned
+    assert "Starting a new omega-virus game. At its first move it replaces the unfinished omega-virus game " \
+           "from " in piped.stderr
+    [second] = journals(state)  # each game keeps one unfinished game: the newer
+    assert second != first
     offered = _at_a_terminal(state, "resume\nrepeat\n").splitlines()
     assert offered[0].startswith("An unfinished omega-virus game from ")
     assert offered[1:3] == ["BSAT1: Game resumed.", "BSAT1: Blue, enter secret code."]
     declined = _at_a_terminal(state, "no\nyes\n").splitlines()  # a new game, confirmed
     assert declined[1].endswith("will be lost. Type yes or no.")
     assert declined[2] == "BSAT1: Enter skill."
+
+
+@pytest.mark.parametrize("fits", ["nothing", "the header"])
+def test_a_new_game_that_cannot_be_saved_gives_up_no_unfinished_one(tmp_path: Path, fits: str) -> None:
+    """Each game keeps one unfinished game, but an older one goes only once the new one has a move
+    on disk: with a full disk (nothing fits, or the header and no move) the old one stays."""
+    state = tmp_path / "state"
+    play(state, SCRIPT[:2])
+    [first] = journals(state)
+    header = len(first.read_bytes().split(b"\n")[0]) + 1  # the new game's is as long (same seed)
+    done = play(state, SCRIPT[:4], limit=0 if fits == "nothing" else header + 10)
+    assert NOT_SAVED in done.stderr
+    found = find_unfinished(state, "omega-virus")
+    assert found is not None and found.path == first and len(found.entries) == 2
+
+
+def test_an_unfinished_game_being_played_is_never_given_up(tmp_path: Path) -> None:
+    """Another assistant plays the unfinished game (resumed) while a new game of it starts here:
+    the new game's first move leaves the one being played alone."""
+    state = tmp_path / "state"
+    play(state, SCRIPT[:2])
+    [first] = journals(state)
+    env = {**os.environ, "ASSISTANT_STATE_DIR": str(state)}
+    other = subprocess.Popen([sys.executable, "-m", "assistant", "play", "omega-virus", "--text", "--clock",
+                              "virtual", "--resume"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+    assert other.stdin is not None and other.stdout is not None
+    try:
+        assert other.stdout.readline() == "BSAT1: Game resumed.\n"  # (held before it is said)
+        play(state, SCRIPT[:3])  # a new game here, its moves saved
+        assert first.exists()
+        other.stdin.write("skip\n")
+        other.stdin.flush()
+        assert other.stdout.readline() == "BSAT1: Blue, enter secret code.\n"
+        assert other.stdout.readline() == "BSAT1: Green, enter secret code.\n"
+    finally:
+        other.stdin.close()
+        assert other.wait(timeout=60) == 0
+        other.stdout.close()
+    assert len(Journal.read(first).entries) == 3  # its move was saved where it was
 
 
 def readme_example() -> tuple[str, list[str]]:

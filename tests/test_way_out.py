@@ -4,6 +4,7 @@ games a seed or a piped run leaves behind (issue 32, findings 1, 2 and 4)."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -181,25 +182,51 @@ def test_the_end_of_piped_input_says_the_game_is_kept(tmp_path: Path) -> None:
     assert "kept" not in over.stderr
 
 
-def test_older_unfinished_games_are_listed_by_resume_and_come_back_in_turn(tmp_path: Path) -> None:
+def test_a_new_game_replaces_the_unfinished_one_at_its_first_move(tmp_path: Path) -> None:
+    """Each game keeps one unfinished game (issue 60, finding C): a new one started beside it (piped
+    input, a seed) replaces it once it has a move on disk, never before; --resume names the game
+    it goes on with briefly, never by its path."""
     state = tmp_path / "state"
     first = unfinished_game(state)
-    time.sleep(0.05)
-    second = piped(state, ["skill one"], "omega-virus", "--text", "--clock", "virtual")
-    assert "An unfinished omega-virus game from " in second.stderr and "is kept" in second.stderr
-    newest = find_unfinished(state, "omega-virus")
-    assert newest is not None and newest.path != first
-    assert [j.path for j in unfinished_games(state, "omega-virus")] == [newest.path, first]
-    # A finished newer game hides none of them.
-    piped(state, ["skill zero", "code one two", "wait 2000"], "omega-virus", "--text", "--clock", "virtual", "--new")
-    resumed = piped(state, ["new game", "yes"], "omega-virus", "--text", "--clock", "virtual", "--resume")
+    idle = piped(state, [], "omega-virus", "--text", "--clock", "virtual")  # started, no move made
+    assert ("Starting a new omega-virus game. At its first move it replaces the unfinished omega-virus game from "
+            in idle.stderr), idle.stderr
+    assert "(2 moves)" in idle.stderr
+    assert [j.path for j in unfinished_games(state, "omega-virus")] == [first]  # still there to resume
+    piped(state, ["skill one"], "omega-virus", "--text", "--clock", "virtual")
+    [newest] = unfinished_games(state, "omega-virus")
+    assert newest.path != first and list(state.glob("*.jsonl")) == [newest.path]  # the idle start's went too
+    resumed = piped(state, ["repeat"], "omega-virus", "--text", "--clock", "virtual", "--resume")
     assert resumed.stdout.splitlines()[:2] == ["BSAT1: Game resumed.", "BSAT1: Red, enter secret code."]
-    assert f"({first})" in resumed.stderr  # the older one, listed
-    again = piped(state, ["repeat"], "omega-virus", "--text", "--clock", "virtual", "--resume")
-    assert again.stdout.splitlines()[:2] == ["BSAT1: Game resumed.", "BSAT1: Blue, enter secret code."]
+    assert "older" not in resumed.stderr
+    # A newer game that ended replaced it all the same (--new says so too): nothing unfinished is left.
+    ended = piped(state, ["skill zero", "code one two", "wait 2000"], "omega-virus", "--text", "--clock", "virtual",
+                  "--new")
+    assert "At its first move it replaces the unfinished omega-virus game from " in ended.stderr, ended.stderr
+    assert unfinished_games(state, "omega-virus") == []
 
 
-def test_a_seed_in_the_menu_starts_a_new_game_and_keeps_the_old_one(tmp_path: Path) -> None:
+def test_older_unfinished_games_an_older_version_kept_are_counted_and_given_up(tmp_path: Path) -> None:
+    """An older version kept every unfinished game: --resume goes on with the newest, says how many
+    older ones there are and from when, not where, and they go at its next move."""
+    state = tmp_path / "state"
+    newest = unfinished_game(state)
+    header, entries = newest.read_text().split("\n", 1)
+    for day in (1, 2, 3):
+        older = state / f"omega-virus-2026110{day}-200000-{day}.jsonl"
+        older.write_text(json.dumps({**json.loads(header), "started": f"2026-11-0{day} 20:0{day}:00"}) + "\n" + entries)
+        os.utime(older, (newest.stat().st_mtime - 100 * (4 - day),) * 2)
+    assert len(unfinished_games(state, "omega-virus")) == 4
+    resumed = piped(state, ["repeat"], "omega-virus", "--text", "--clock", "virtual", "--resume")
+    told = resumed.stderr.splitlines()[0]
+    assert told.startswith("Going on with the omega-virus game from "), told
+    assert told.endswith(" 3 older unfinished omega-virus games go at the next move (the oldest from 2026-11-01 "
+                         "20:01): each game keeps one."), told
+    assert str(state) not in resumed.stderr
+    assert list(state.glob("*.jsonl")) == [newest]
+
+
+def test_a_seed_in_the_menu_starts_a_new_game_and_keeps_the_old_one_until_its_first_move(tmp_path: Path) -> None:
     state = tmp_path / "state"
     piped(state, ["battle of the planets", "red, blue and green"], "--text", "--clock", "virtual", "--seed", "3")
     old = find_unfinished(state, "planets")
@@ -210,9 +237,9 @@ def test_a_seed_in_the_menu_starts_a_new_game_and_keeps_the_old_one(tmp_path: Pa
     assert "Game resumed." not in seeded.stdout
     fresh = piped(tmp_path / "fresh", lines, "--text", "--clock", "virtual", "--seed", "1")
     assert seeded.stdout == fresh.stdout  # the seed's own game
-    assert "An unfinished planets game from " in seeded.stderr and "is kept" in seeded.stderr
-    assert old is not None and find_unfinished(state, "planets") is not None
-    assert old.path in [j.path for j in unfinished_games(state, "planets")]
+    assert "Starting a new planets game. At its first move it replaces the unfinished planets game from " \
+           in seeded.stderr
+    assert old is not None and [j.path for j in unfinished_games(state, "planets")] == [old.path]  # no move yet
     # A game of this run, set aside by "main menu" (after a "new game" in it), is resumed by its name.
     again = piped(state, ["battle of the planets", "new game", "yes", "red and blue", "main menu", "yes",
                           "battle of the planets"], "--text", "--clock", "virtual", "--seed", "2")
