@@ -16,8 +16,9 @@
 #     /proc (with a Raspberry Pi 5's /proc/cpuinfo, and qemu emulating its Cortex-A76: below),
 #     /sys (onnxruntime reads the CPUs there), /dev and the local package folders pip is set to
 #     use; everything is unmounted on every way out;
-#  3. copies the checkout in (git archive of HEAD: commit what you want checked) and, as the user
-#     pi, runs the README's first command, ./start.sh, with its set-up, playing a text game;
+#  3. copies the checkout in (git archive of HEAD as the check starts: commit what you want
+#     checked) and, as the user pi, runs the README's first command, ./start.sh, with its
+#     set-up, playing a text game;
 #  4. runs scripts/arm64/steps.sh inside (a game, transcribing clips, say -o, doctor,
 #     install-service --root, the GPIO keypad on mock pins, model checksums), then a slice of
 #     the test suite that needs no audio devices (pytest installed into the venv separately);
@@ -57,7 +58,10 @@ results="$cache/last-run"
 user=pi
 home="/home/$user"
 started=$(date +%s)
-commit="$(git -C "$repo" rev-parse --short HEAD)"
+# HEAD when the check starts, the commit copied in and named in the closing line (a commit made
+# while the root is built is not taken up half-way)
+checked="$(git -C "$repo" rev-parse HEAD)"
+commit="$(git -C "$repo" rev-parse --short "$checked")"
 mkdir -p "$cache"
 rm -rf "$results"
 mkdir -p "$results"
@@ -242,12 +246,12 @@ chroot "$run" /bin/sh -c "mkdir -p $home/.cache && chown -R $user:$user $home"
 uid="$(chroot "$run" id -u "$user")"
 chown -R "$uid:$uid" "$cache/pip-cache"
 
-# The checkout, as a clone would have it (HEAD; no .venv, state, models or voice cache).
+# The checkout, as a clone would have it (HEAD at the start; no .venv, state, models or voice cache).
 if [ -n "$(git -C "$repo" status --porcelain --untracked-files=no)" ]; then
     say "note: uncommitted changes are not checked (this checks commit $commit)"
 fi
 mkdir -p "$run$home/omega-assistant"
-git -C "$repo" archive HEAD | tar -x -C "$run$home/omega-assistant"
+git -C "$repo" archive "$checked" | tar -x -C "$run$home/omega-assistant"
 chroot "$run" chown -R "$user:$user" "$home/omega-assistant"
 
 add_binfmt_with_credentials
