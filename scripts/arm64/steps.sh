@@ -110,9 +110,11 @@ if wants doctor; then
     "${assistant[@]}" doctor >"$out/doctor.txt" 2>&1 || doctor_status=$?
     echo "(exit status $doctor_status)" >>"$out/doctor.txt"
     # Its hearing and voice lines are the same on any machine with the same install; the audio
-    # devices, the keypad and the tools are not (a chroot has no sound server).
+    # devices, the keypad and the tools are not (a chroot has no sound server). Absolute paths
+    # (this run's temporary folder) become <path>; a path in the checkout, as bench/..., stays.
+    # shellcheck disable=SC2016  # a path may stand in backquotes: literal ones
     awk '/^[A-Z]/ { keep = ($0 == "Hearing" || $0 == "Voices") } keep' "$out/doctor.txt" \
-        | sed -E 's#(/[^ ;,)]+)#<path>#g' >"$out/doctor-lines.txt"
+        | sed -E 's#(^|[[:space:](=:`"])/[^ ;,)`"]+#\1<path>#g' >"$out/doctor-lines.txt"
 fi
 
 if wants service; then
