@@ -49,8 +49,18 @@ def build_parser() -> argparse.ArgumentParser:
                             "Default: every sentence of the game")
     transcribe.add_argument("--json", action="store_true")
 
-    setup = sub.add_parser("setup", help="download the speech model and prepare the voices")
-    setup.add_argument("--skip-model", action="store_true", help="do not download the Vosk model")
+    setup = sub.add_parser("setup", help="check the speech models (Vosk's if asked) and prepare the voices",
+                           description="Check Whisper, the second opinion (downloaded only if the packages lack it), "
+                           "and render every game's fixed phrases. Vosk's English model (about 40 MB) is downloaded "
+                           "only with --vosk, or when config.yaml says recognizer: vosk-hybrid or vosk: recognizer "
+                           "auto hears with PocketSphinx first and Whisper tiny.en second, the combination the "
+                           "published figures were measured with, whatever is on disk.")
+    models = setup.add_mutually_exclusive_group()
+    models.add_argument("--vosk", action="store_true",
+                        help="also download Vosk's English model, for recognizer: vosk-hybrid (Vosk first, Whisper "
+                        "second; not measured here: `assistant doctor` gives the command that measures it on this "
+                        "machine) or vosk. Not needed when config.yaml already says one of them")
+    models.add_argument("--skip-model", action="store_true", help="neither check nor download any speech model")
     setup.add_argument("--skip-voices", action="store_true", help="do not render the voice cache")
     sub.add_parser("doctor", help="check audio devices, recognizer and voices")
 

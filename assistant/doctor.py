@@ -16,6 +16,7 @@ import socket
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -102,10 +103,21 @@ def audio(doctor: Doctor) -> bool:
 def hearing(doctor: Doctor) -> bool:
     print("Hearing")
 
-    def recognizer() -> str:
-        from assistant.hearing import HearingSettings, choose
+    def recognizer() -> str:  # what hears here, what auto picks, and what the published figures were heard with
+        from assistant.hearing import FIGURES, MEASURE_VOSK_HYBRID, MEASURED, HearingSettings, choose
 
-        return choose(HearingSettings.from_config(doctor.config)).note
+        settings = HearingSettings.from_config(doctor.config)
+        chosen = choose(settings)
+        measured = f"the figures in {FIGURES} are for {MEASURED}"
+        if settings.recognizer == "auto":
+            why = "" if chosen.combination == MEASURED else f" ({chosen.note})"
+            return f"auto picks {chosen.combination} on this machine{why}; {measured}"
+        auto = choose(replace(settings, recognizer="auto")).combination
+        line = f"{settings.recognizer} (set in config.yaml): {chosen.combination}"
+        if chosen.name != "vosk-hybrid":
+            return f"{line}; auto would pick {auto} on this machine; {measured}"
+        return (f"{line}, unmeasured here (auto would pick {auto} on this machine; {measured}). Measure it "
+                f"beside {MEASURED} on this machine (about 400 clips each): {MEASURE_VOSK_HYBRID}")
 
     from assistant.hearing import HearingSettings, choose, find_model
 

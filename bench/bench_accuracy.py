@@ -1,6 +1,6 @@
 """Commands right, WRONG and missed, and table talk taken, per voice family and condition.
 
-    python bench/bench_accuracy.py [--game all] [--quick] [--engines pocketsphinx,vosk,whisper,hybrid]
+    python bench/bench_accuracy.py [--game all] [--quick] [--engines pocketsphinx,vosk,whisper,hybrid,vosk-hybrid]
         [--conditions 'clean,white 20 dB,talkers 10 dB'] [--sets tuning,held-out] [--voices 1]
         [--talk-voices 2] [--talk-every 1] [--fsdd DIR] [--fsdd-entries 12] [--ablation]
         [--cache DIR] [--results NAME] [--note TEXT] [--json FILE] [--count] [-v]
@@ -142,7 +142,9 @@ from tests.support.tally import (  # noqa: E402
     unchanged_without,
 )
 
-ENGINES = ("pocketsphinx", "vosk", "whisper", "hybrid")
+#: The engines --engines can name, each opened by open_ear as play opens it: hybrid is PocketSphinx first,
+#: Whisper second (what auto picks); vosk-hybrid is Vosk first, Whisper second (the player's choice).
+ENGINES = ("pocketsphinx", "vosk", "whisper", "hybrid", "vosk-hybrid")
 REVERB_RT60 = 0.6
 REVERB_DRR_DB = 0.0
 
@@ -654,7 +656,7 @@ def checked_table_talk(games: dict[str, SentenceSet], lines: Sequence[tuple[str,
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="all", help=f"all, or one of {', '.join(GAMES)}")
-    parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated")
+    parser.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated, of {', '.join(ENGINES)}")
     parser.add_argument("--per-intent", type=int, default=2, help="sentences per intent")
     parser.add_argument("--voices", type=int, default=1,
                         help="voices of each set (tuning, held-out) saying each command; 0: every voice")
@@ -749,6 +751,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
     games = {name: game_module(name).sentences() for name in names}
     talk = checked_table_talk(games, TABLE_TALK)[::4 if args.quick else max(args.talk_every, 1)]
     engines = ["hybrid"] if args.ablation else [e.strip() for e in args.engines.split(",") if e.strip()]
+    if not engines or any(engine not in ENGINES for engine in engines):
+        parser.error(f"--engines: one or more of {', '.join(ENGINES)}, comma-separated")
     with tempfile.TemporaryDirectory() as tmp:
         cache = args.cache or Path(tmp)
         maker = BenchClips(cache, fsdd)

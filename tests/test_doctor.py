@@ -21,16 +21,68 @@ def doctor(tmp_path: Path, config: str, stdin: int = subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
 
 
+MEASURED_LINE = ("  ok       recognizer: auto picks PocketSphinx first, Whisper tiny.en second on this machine; the "
+                 "figures in bench/results/bench_accuracy.md are for PocketSphinx first, Whisper tiny.en second\n")
+
+
+def vosk_model_on_disk(models: Path) -> None:
+    """A folder shaped like the English Vosk model where setup would put it (never loaded by auto)."""
+    from assistant.hearing.vosk_engine import DEFAULT_MODEL
+
+    for name in ("am/final.mdl", "conf/model.conf"):
+        (models / DEFAULT_MODEL / name).parent.mkdir(parents=True, exist_ok=True)
+        (models / DEFAULT_MODEL / name).write_text("not a model\n")
+
+
 @pytest.mark.audio
 def test_doctor_reports_what_will_be_used(tmp_path: Path) -> None:
     ensure_audio()
-    # its own (empty) models folder: the checkout's models/ may hold a downloaded Vosk model
+    vosk_model_on_disk(tmp_path / "models")  # what `assistant setup --vosk` leaves: auto does not use it
     result = doctor(tmp_path, "recognizer: auto\nkeypad:\n  source: none\n"
                               f"hearing:\n  models_dir: {tmp_path / 'models'}\n")
     assert result.returncode == 0, result.stdout
     assert "ok       microphone: will use" in result.stdout
-    assert "ok       recognizer: PocketSphinx (bundled English model)" in result.stdout
-    assert "run `assistant setup` to download it" in result.stdout
+    assert MEASURED_LINE in result.stdout
+    assert "Vosk" not in result.stdout
+
+
+def test_the_recognizer_line_says_what_auto_picks_and_what_the_figures_are_for(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """auto: the combination it picks here and the one the published figures were heard with; a
+    recognizer set in config.yaml: that, what auto would pick, the figures' combination; vosk-hybrid:
+    unmeasured here, and the one command that measures it on this machine (runs: --count)."""
+    import shlex
+
+    from assistant.config import PROJECT_ROOT, Config
+    from assistant.doctor import Doctor, hearing
+
+    models = tmp_path / "models"
+    vosk_model_on_disk(models)
+
+    def line(recognizer: str) -> str:
+        hearing(Doctor(Config.from_text(f"recognizer: {recognizer}\nhearing:\n  models_dir: {models}\n")))
+        found = [text for text in capsys.readouterr().out.splitlines(keepends=True) if "recognizer:" in text]
+        assert len(found) == 1
+        return found[0]
+
+    assert line("auto") == MEASURED_LINE
+    figures = "the figures in bench/results/bench_accuracy.md are for PocketSphinx first, Whisper tiny.en second"
+    assert line("pocketsphinx") == (
+        "  ok       recognizer: pocketsphinx (set in config.yaml): PocketSphinx alone; auto would pick PocketSphinx "
+        f"first, Whisper tiny.en second on this machine; {figures}\n")
+    measure = (".venv/bin/python bench/bench_accuracy.py --engines hybrid,vosk-hybrid --sets held-out --per-intent 1 "
+               "--voices 1 --talk-voices 1 --talk-every 3 --conditions 'clean,white 20 dB,talkers 10 dB' --fsdd '' "
+               "--results ''")
+    assert line("vosk-hybrid") == (
+        "  ok       recognizer: vosk-hybrid (set in config.yaml): Vosk first, Whisper tiny.en second, unmeasured here "
+        f"(auto would pick PocketSphinx first, Whisper tiny.en second on this machine; {figures}). Measure it "
+        f"beside PocketSphinx first, Whisper tiny.en second on this machine (about 400 clips each): {measure}\n")
+    command = shlex.split(measure)
+    counted = subprocess.run([sys.executable, *command[1:], "--count"], cwd=PROJECT_ROOT, capture_output=True,
+                             text=True, timeout=300)
+    assert counted.returncode == 0, counted.stderr
+    clips = int(counted.stdout.split(" clips (")[0].rsplit(" ", 1)[1])
+    assert 300 <= clips <= 500, counted.stdout  # "about 400 clips each"
 
 
 @pytest.mark.audio

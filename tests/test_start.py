@@ -20,21 +20,35 @@ def closed_port_url() -> str:
         return f"http://127.0.0.1:{sock.getsockname()[1]}/model.zip"
 
 
-def test_first_start_without_network_is_done_and_plays_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("network", [False, True])
+def test_first_start_is_done_and_plays_at_once_with_or_without_network(tmp_path: Path, network: bool) -> None:
+    """Set-up on the first start checks Whisper and fetches no Vosk model, network or not (a local
+    server that would serve one is asked for nothing): auto hears with PocketSphinx first, Whisper
+    second, the combination the published figures are for."""
+    from tests.test_setup import Server, model_zip
+
     installed = ROOT / ".venv" / f".installed-{hashlib.sha1((ROOT / 'pyproject.toml').read_bytes()).hexdigest()[:12]}"
     if not installed.exists():
         pytest.skip("the project environment is not installed for this pyproject.toml (./test.sh installs it)")
+    server = Server(model_zip()) if network else None
     config = tmp_path / "config.yaml"
-    config.write_text(f"hearing:\n  models_dir: {tmp_path / 'models'}\n  vosk_url: {closed_port_url()}\n"
+    config.write_text(f"hearing:\n  models_dir: {tmp_path / 'models'}\n"
+                      f"  vosk_url: {server.url if server is not None else closed_port_url()}\n"
                       f"voice:\n  cache_dir: {tmp_path / 'cache'}\n", encoding="utf-8")
     stamp = tmp_path / "setup-done"
     env = {**os.environ, "ASSISTANT_CONFIG": str(config), "ASSISTANT_SETUP_STAMP": str(stamp),
            "ASSISTANT_STATE_DIR": str(tmp_path / "state")}
     command = [str(ROOT / "start.sh"), "omega-virus", "--text", "--clock", "virtual", "--seed", "3"]
-    first = subprocess.run(command, input="skill zero\n", capture_output=True, text=True, env=env, cwd=tmp_path,
-                           timeout=120)
+    try:
+        first = subprocess.run(command, input="skill zero\n", capture_output=True, text=True, env=env, cwd=tmp_path,
+                               timeout=120)
+    finally:
+        if server is not None:
+            server.close()
     assert first.returncode == 0, first.stderr
-    assert "Set-up done, without the Vosk speech model" in first.stdout
+    assert "Whisper: tiny.en is ready" in first.stdout and "Set-up done." in first.stdout
+    assert "Speech model" not in first.stdout and not (tmp_path / "models").exists()
+    assert server is None or server.requests == []
     assert "Set-up was incomplete" not in first.stdout
     assert first.stdout.splitlines()[-2:] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
     assert stamp.exists()

@@ -1,13 +1,15 @@
 """Understanding speech: recognizers behind one interface, grammars from the sentence templates.
 
-    recognizer: auto | hybrid | whisper | vosk | pocketsphinx | text      (config.yaml)
+    recognizer: auto | hybrid | vosk-hybrid | whisper | vosk | pocketsphinx | text      (config.yaml)
 
-The streaming engine is Vosk when its model is installed (``assistant setup``) and otherwise
-PocketSphinx, whose English model ships inside its wheel. ``auto`` adds Whisper tiny.en as a
-second opinion when it is installed (the hybrid listener): the streaming engine answers
-early when it is sure, and Whisper decides on an utterance it doubted, rejected or heard
-nothing allowed in. ``RECOGNIZERS`` names each engine's factory and its settings section;
-``open_ear`` gives the ``Ear``: a recognizer plus the game's sentences, which turns audio
+``auto`` hears with the combination every published figure was measured with (``MEASURED``):
+PocketSphinx, whose English model ships inside its wheel, as the streaming first pass, and
+Whisper tiny.en as a second opinion when it is installed (the hybrid listener): the first pass
+answers early when it is sure, and Whisper decides on an utterance it doubted, rejected or heard
+nothing allowed in. Vosk first is the player's own choice (``vosk-hybrid``, or ``vosk`` alone;
+``assistant setup --vosk`` downloads its model), never picked because its model is on disk: no
+benchmark here has heard with it. ``RECOGNIZERS`` names each engine's factory and its settings
+section; ``open_ear`` gives the ``Ear``: a recognizer plus the game's sentences, which turns audio
 into allowed commands or into nothing.
 """
 
@@ -38,7 +40,7 @@ from assistant.hearing.pipeline import STAGE_NAMES, Cascade, field_name
 from assistant.hearing.recognizer import BaseRecognizer, Ear, ModelError, Recognizer, SecondOpinion, prompt_for
 from assistant.hearing.settings import BY_KEY, ENGINES, SETTINGS, default
 from assistant.hearing.spotting import SpotSettings, Spotter
-from assistant.hearing.vosk_engine import is_model, model_folder
+from assistant.hearing.vosk_engine import model_folder
 from assistant.hearing.whisper_engine import (
     WhisperSettings,
     WhisperTranscriber,
@@ -157,19 +159,35 @@ def _resolve(path: str, config: Config) -> Path:
     return base / p
 
 
+#: The hybrids by name, each with the first pass it puts before Whisper (``auto`` picks ``hybrid``).
+HYBRIDS = {"hybrid": "pocketsphinx", "vosk-hybrid": "vosk"}
+#: The combination every published hearing figure was heard with, and the file of those figures.
+MEASURED = "PocketSphinx first, Whisper tiny.en second"
+FIGURES = "bench/results/bench_accuracy.md"
+#: The command that hears vosk-hybrid beside the measured combination on the player's own machine
+#: (the held-out run of FIGURES, without the recorded people's clips, which are not shipped).
+MEASURE_VOSK_HYBRID = (".venv/bin/python bench/bench_accuracy.py --engines hybrid,vosk-hybrid --sets held-out "
+                       "--per-intent 1 --voices 1 --talk-voices 1 --talk-every 3 "
+                       "--conditions 'clean,white 20 dB,talkers 10 dB' --fsdd '' --results ''")
+
+
 @dataclass(frozen=True)
 class Choice:
     """Which recognizer the setting picked, and why, for the player to read: ``engine`` streams
-    (or is the only one); ``second`` is the engine that gives a second opinion, if any."""
+    (or is the only one); ``second`` is the engine that gives a second opinion, if any;
+    ``combination`` names them in a few words ("PocketSphinx first, Whisper tiny.en second")."""
 
     engine: str
     note: str
     second: str | None = None
+    combination: str = ""
 
     @property
     def name(self) -> str:
         """The name ``open_ear`` takes for this choice."""
-        return "hybrid" if self.second else self.engine
+        if self.second is None:
+            return self.engine
+        return next(name for name, first in HYBRIDS.items() if first == self.engine)
 
 
 def whisper_installed(settings: HearingSettings) -> bool:
@@ -184,25 +202,26 @@ def whisper_installed(settings: HearingSettings) -> bool:
     return True
 
 
-def _streaming(settings: HearingSettings) -> Choice:
-    folder = settings.vosk_folder
-    if is_model(folder):
-        return Choice("vosk", f"Vosk with the model at {folder}")
-    return Choice("pocketsphinx", f"PocketSphinx (bundled English model); no Vosk model at {folder}, "
-                                  "run `assistant setup` to download it")
-
-
 def choose(settings: HearingSettings) -> Choice:
+    """The recognizer ``settings.recognizer`` names. ``auto`` and ``hybrid`` hear with PocketSphinx
+    first whatever models are on disk (the measured combination); Vosk only when named."""
     wanted = settings.recognizer
+    whisper = f"Whisper {model_label(settings.whisper.model)}"
     if wanted in ("pocketsphinx", "text", "whisper"):
-        return Choice(wanted, f"{wanted} (set in config.yaml)")
+        alone = {"pocketsphinx": "PocketSphinx alone", "whisper": f"{whisper} alone", "text": "typed lines"}
+        return Choice(wanted, f"{wanted} (set in config.yaml)", combination=alone[wanted])
+    vosk = f"Vosk with the model at {settings.vosk_folder}"
     if wanted == "vosk":
-        return Choice("vosk", f"Vosk with the model at {settings.vosk_folder}")
-    first = _streaming(settings)
+        return Choice("vosk", vosk, combination="Vosk alone")
+    if wanted == "vosk-hybrid":
+        return Choice("vosk", f"{vosk} first; {whisper} decides what it doubts (vosk-hybrid)", "whisper",
+                      f"Vosk first, {whisper} second")
+    first = "PocketSphinx (bundled English model)"
     if wanted == "hybrid" or whisper_installed(settings):
-        return Choice(first.engine, f"{first.note}; Whisper {model_label(settings.whisper.model)} decides what it "
-                                    "doubts", "whisper")
-    return Choice(first.engine, f"{first.note}; Whisper is not installed (no second opinion)")
+        return Choice("pocketsphinx", f"{first} first; {whisper} decides what it doubts", "whisper",
+                      f"PocketSphinx first, {whisper} second")
+    return Choice("pocketsphinx", f"{first}; Whisper is not installed (no second opinion)",
+                  combination="PocketSphinx alone")
 
 
 @dataclass(frozen=True)
@@ -290,25 +309,22 @@ def open_recognizer(settings: HearingSettings, engine: str | None = None,
 def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterable[str] | None = None,
              engine: str | None = None, warn: Callable[[str], object] | None = None,
              fallback: bool = True) -> Ear:
-    """An Ear on the chosen recognizer (``engine``: a name of RECOGNIZERS, or ``hybrid``; None:
-    the settings' choice). A Vosk model that will not load falls back to PocketSphinx (``warn``
-    hears why) unless ``fallback`` is False or Vosk was chosen by name; a hybrid whose Whisper
-    cannot load goes on without the second opinion (``warn`` hears why). ``warn`` is also told
-    about any command words the model cannot hear."""
-    choice = choose(settings)
+    """An Ear on the chosen recognizer (``engine``: a name of RECOGNIZERS or HYBRIDS; None: the
+    settings' choice). vosk-hybrid whose Vosk model will not load hears with PocketSphinx first
+    instead (``warn`` hears why) unless ``fallback`` is False; Vosk alone raises ModelError. A
+    hybrid whose Whisper cannot load goes on without the second opinion (``warn`` hears why).
+    ``warn`` is also told about any command words the model cannot hear."""
     if engine is None:
-        engine, second = choice.engine, choice.second
-    elif engine == "hybrid":
-        engine, second = _streaming(settings).engine, "whisper"
-    else:
-        second = None
+        engine = choose(settings).name
+    second = "whisper" if engine in HYBRIDS else None
+    engine = HYBRIDS.get(engine, engine)
     try:
         recognizer = open_recognizer(settings, engine, sentences)
     except ModelError as error:
-        if not fallback or settings.recognizer not in ("auto", "hybrid") or engine != "vosk":
+        if not fallback or engine != "vosk" or second is None:
             raise
         if warn is not None:
-            warn(f"{error} Using PocketSphinx instead.")
+            warn(f"{error} Hearing with PocketSphinx first instead, as `auto` does.")
         recognizer = open_recognizer(settings, "pocketsphinx", sentences)
     opinion: SecondOpinion | None = None
     spotter: Spotter | None = None
@@ -337,7 +353,8 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
 
 
 __all__ = [
-    "ENGINES", "RECOGNIZERS", "STAGE_NAMES", "BaseRecognizer", "Choice", "Doubted", "Ear", "Event", "Final",
+    "ENGINES", "FIGURES", "HYBRIDS", "MEASURED", "MEASURE_VOSK_HYBRID", "RECOGNIZERS", "STAGE_NAMES",
+    "BaseRecognizer", "Choice", "Doubted", "Ear", "Event", "Final",
     "HearingSettings", "ModelError", "NearMiss", "NotAllowedNow", "NotRecognized", "OverBudget", "Partial",
     "Recognizer", "RecognizerSpec", "SecondOpinion", "Transcript", "Vetoed", "WordGraph", "choose", "event_from_dict",
     "open_ear",

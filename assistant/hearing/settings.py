@@ -13,7 +13,7 @@ from typing import Any
 from assistant.hearing.pipeline import stage_settings
 from assistant.schema import Setting
 
-ENGINES = ("auto", "hybrid", "whisper", "vosk", "pocketsphinx", "text")
+ENGINES = ("auto", "hybrid", "vosk-hybrid", "whisper", "vosk", "pocketsphinx", "text")
 
 SETTINGS: tuple[Setting[Any], ...] = (
     Setting("recognizer", "auto", "Which speech recognizer hears the players.", choices=ENGINES, player=True),
