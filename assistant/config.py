@@ -24,6 +24,9 @@ _STAGE_GONE = "the hybrid stage it set was removed, as it did not pay (docs/hear
 RETIRED: dict[str, str] = {f"hearing.whisper.{key}": _STAGE_GONE for key in (
     "unprompted", "runners_up", "runner_up_distance", "weigh", "score_nearest", "score_distance", "score_within",
     "score_margin", "first_within", "again_suppressed", "again_within")}
+RETIRED.update({f"hearing.whisper.{key}": "Whisper's free text is written over its own 30 s window whenever the "
+                "grammar search is not clear (a window cut shorter made it write real people's button entries twice: "
+                "docs/hearing.md, \"The free text\")." for key in ("window", "free_text")})
 
 T = TypeVar("T")
 

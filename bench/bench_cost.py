@@ -1,13 +1,13 @@
 """CPU cost of hearing, per stage and per utterance, and an estimate of it on a Raspberry Pi.
 
     python bench/bench_cost.py [--game omega-virus] [--conditions 'clean,talkers 10 dB']
-                               [--talk-every 2] [--fsdd-entries 8] [--window 0]
+                               [--talk-every 2] [--fsdd-entries 8]
 
 Hears held-out clips (the synthetic held-out voices, the held-out recorded speakers' button
 entries, table talk; each in the moment of play that asks for it, as ``bench_accuracy`` does)
 with the hybrid as configured, and measures the CPU time (process time, every thread) each
 utterance costs, split by stage: Whisper's encoder (the utterance alone for the closed stage,
-the free text's window: ``hearing.whisper.window``), its decoder (the grammar search and
+the free text's: Whisper's own 30 s), its decoder (the grammar search and
 Whisper's own reading, on the numpy decoder; or CTranslate2's beam search: the free text's
 transcripts and the last try's, ``as_sentences``), its weighing of the last try's command
 against its first transcript (forced decoding and alignment: ``score``), Whisper's other work
@@ -43,10 +43,8 @@ the Pi to this machine for the same model:
   voice team measured their closed-grammar Speech-to-Phrase at under 1 s on a Pi 4 and about
   150 ms on a Pi 5).
 
-With ``--window S`` (issue 31 item 8) the free text's encoder is given S seconds of audio
-(``hearing.whisper.window``, never less than the utterance) instead of the configured window,
-and the commands right, WRONG and table talk taken are counted beside the cost, to compare with
-a run without it. The reference job always encodes Whisper's own 30 s, as the published run did.
+The commands right, WRONG and table talk taken are counted beside the cost. The reference job
+encodes Whisper's own 30 s, as the published run did.
 """
 
 from __future__ import annotations
@@ -78,7 +76,7 @@ from assistant.hearing import (  # noqa: E402
 )
 from assistant.hearing.events import Deferred  # noqa: E402
 from assistant.hearing.moments import listening_moments  # noqa: E402
-from assistant.hearing.whisper_engine import MAX_SECONDS, WhisperTranscriber, find_model  # noqa: E402
+from assistant.hearing.whisper_engine import WhisperTranscriber, find_model  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
     CONDITIONS,
     TABLE_TALK,
@@ -201,7 +199,7 @@ def reference_job(settings: HearingSettings, maker: BenchClips, trials: int = 5)
     the same code (CTranslate2's whole model, its decoder too, as faster-whisper runs it; the
     assistant's own decoding runs on the numpy decoder's int8 products, scaled by the same
     ratio: an assumption docs/raspberry-pi.md names)."""
-    whisper = replace(settings.whisper, model="faster-whisper-tiny.en", window=MAX_SECONDS)
+    whisper = replace(settings.whisper, model="faster-whisper-tiny.en")
     transcriber = WhisperTranscriber.load(find_model(whisper.model, settings.models_dir), whisper,
                                           numpy_decoder=False)
     clip = maker.say(REFERENCE_TEXT, REFERENCE_SPEAKER)
@@ -232,17 +230,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--talk-every", type=int, default=2)
     parser.add_argument("--fsdd", type=Path, default=FSDD_DIR)
     parser.add_argument("--fsdd-entries", type=int, default=8)
-    parser.add_argument("--window", type=float, default=0.0,
-                        help="the free text's encoder window in seconds (0: hearing.whisper.window's)")
     parser.add_argument("--limit", type=int, default=0, help="hear only the first N lines (0: all; a quick check)")
     parser.add_argument("--cache", type=Path, help="clip cache folder (default: a temp folder)")
     parser.add_argument("--config", help="settings file (default: ./config.yaml)")
-    parser.add_argument("--results", default=None, help="bench/results/NAME.md (default: bench_cost, or "
-                        "bench_cost_window_S with --window S; '' : none)")
+    parser.add_argument("--results", default="bench_cost", help="bench/results/NAME.md ('' : none)")
     parser.add_argument("--note", action="append", default=[])
     args = parser.parse_args(argv)
-    name = args.results if args.results is not None else (
-        f"bench_cost_window_{args.window:g}" if args.window else "bench_cost")
+    name = args.results
     results = Results(name or "unused", "CPU cost of hearing per stage, and a Raspberry Pi estimate",
                       ["bench/bench_cost.py", *(sys.argv[1:] if argv is None else argv)])
     results.notes.extend(args.note)
@@ -259,8 +253,6 @@ def mean_of(values: list[float]) -> str:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     config = Config.load(args.config)
     settings = HearingSettings.from_config(config)
-    if args.window:
-        settings = replace(settings, whisper=replace(settings.whisper, window=args.window))
     known = {c.name: c for c in CONDITIONS}
     conditions: list[Condition] = [known[c.strip()] for c in args.conditions.split(",")]
     sentences = game_module(args.game).sentences()
@@ -378,10 +370,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         print(f"  {n * len(conditions) + k} of {len(said) * len(conditions)} utterances",
                               file=sys.stderr, flush=True)
     utterances = len(totals)
-    window = f"{settings.whisper.window_seconds:g} s" + ("" if args.window else " (as configured)")
     print(f"\n{utterances} utterances of {args.game} (held-out voices and recorded speakers; conditions: "
           f"{', '.join(c.name for c in conditions)}), the hybrid as configured (Whisper "
-          f"{settings.whisper.model}, beam {settings.whisper.beam_size}); encoder window {window}")
+          f"{settings.whisper.model}, beam {settings.whisper.beam_size})")
     print(f"commands right {right}/{commands}, WRONG {wrong}, missed {commands - right - wrong}; table talk taken "
           f"{taken}/{talked}\n")
     print("| stage | CPU s per utterance: median | mean | p90 | share of the total |")
@@ -431,7 +422,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             scaled = [v / speed for v in values]
             estimates[f"{board}, {part}"] = {"median_s": statistics.median(scaled), "p90_s": q90(scaled)}
             print(f"| {board} (estimate), {part} | {statistics.median(scaled):.2f} | {q90(scaled):.2f} |")
-    return {"utterances": utterances, "window_s": settings.whisper.window_seconds, "right": right, "wrong": wrong,
+    return {"utterances": utterances, "right": right, "wrong": wrong,
             "commands": commands, "table_talk_taken": taken, "table_talk": talked,
             "reference_cpu_s": ref_cpu, "reference_wall_s": ref_wall, "pi4_ratio_whisper": ratio,
             "stages": {s: {"median_s": statistics.median(v), "mean_s": statistics.mean(v), "p90_s": q90(v)}

@@ -44,18 +44,14 @@ def test_a_removed_hybrid_stage_s_key_is_reported_and_the_rest_of_the_config_kep
                    and "It is ignored" in p for p in config.problems), (key, config.problems)
 
 
-def test_the_free_text_s_window_auto_is_the_whisper_model_s_own() -> None:
-    tiny = HearingSettings.from_config(Config.load(ROOT / "config.yaml"))
-    assert tiny.whisper.window is None and tiny.whisper.window_seconds == 10.0
-    base = HearingSettings.from_config(Config.from_text("hearing:\n  whisper:\n    model: faster-whisper-base\n"))
-    assert base.whisper.window_seconds == 30.0  # not measured shorter: Whisper's own
-    own = HearingSettings.from_config(Config.from_text("hearing:\n  whisper:\n    model: /srv/my-whisper\n"))
-    assert own.whisper.window_seconds == 30.0
-    set_ = Config.from_text("hearing:\n  whisper:\n    model: faster-whisper-base\n    window: 12\n")
-    assert HearingSettings.from_config(set_).whisper.window_seconds == 12.0 and set_.problems == []
-    bad = Config.from_text("hearing:\n  whisper:\n    window: 45\n", Path("my.yaml"))
-    assert HearingSettings.from_config(bad).whisper.window_seconds == 10.0
-    assert any("my.yaml line 3" in p for p in bad.problems), bad.problems
+def test_the_free_text_s_window_and_switch_are_no_longer_settings() -> None:
+    """Whisper's free text is written over its own 30 s window whenever the grammar search is not
+    clear: a window cut shorter made it write real people's button entries twice. A config that
+    still sets either is told so, and plays on."""
+    old = Config.from_text("hearing:\n  whisper:\n    window: 10\n    free_text: false\n", Path("my.yaml"))
+    HearingSettings.from_config(old)
+    assert any("'hearing.whisper.window' is no longer a setting" in p for p in old.problems), old.problems
+    assert any("'hearing.whisper.free_text' is no longer a setting" in p for p in old.problems), old.problems
 
 
 def test_noise_suppression_is_a_level_from_0_to_4() -> None:

@@ -42,9 +42,8 @@ def test_every_declared_key_is_a_field_of_hearing_settings_with_that_default() -
     settings = HearingSettings()
     for setting in SETTINGS:
         name = field_name(setting.key)
-        if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256",
-                           "hearing.whisper.window", "hearing.whisper.free_text"):
-            continue  # a path, setup's own, and "auto" (None)
+        if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256"):
+            continue  # a path, and setup's own
         owner = next((part for part in (settings.whisper, settings.spot) if hasattr(part, name)
                       and setting.key.startswith("hearing.whisper.")), settings)
         assert getattr(owner, name) == setting.default, setting.key
@@ -79,17 +78,3 @@ def test_a_bad_value_is_reported_and_its_declared_default_used(tmp_path: Path) -
     assert settings.budget_seconds == BY_KEY["hearing.budget_seconds"].default
     assert settings.as_sentences is BY_KEY["hearing.whisper.as_sentences"].default is False
     assert len(config.problems) == 2 and all("line" in p for p in config.problems), config.problems
-
-
-def test_free_text_auto_is_the_model_s_own_and_a_written_value_wins() -> None:
-    from assistant.hearing.whisper_engine import BASE_MODEL, WhisperSettings
-
-    assert HearingSettings().free_text is None and not HearingSettings().writes_free_text  # tiny.en: off
-    assert HearingSettings(whisper=WhisperSettings(model=BASE_MODEL)).writes_free_text  # base: as measured
-    assert HearingSettings(whisper=WhisperSettings(model="/somewhere/my-whisper")).writes_free_text  # one's own
-    base = Config.from_text(f"hearing:\n  whisper:\n    model: {BASE_MODEL}\n    free_text: false\n")
-    assert not HearingSettings.from_config(base).writes_free_text and base.problems == []
-    tiny = Config.from_text("hearing:\n  whisper:\n    free_text: true\n")
-    assert HearingSettings.from_config(tiny).writes_free_text and tiny.problems == []
-    bad = Config.from_text("hearing:\n  whisper:\n    free_text: maybe\n")
-    assert not HearingSettings.from_config(bad).writes_free_text and "free_text" in bad.problems[0]

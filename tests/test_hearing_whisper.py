@@ -142,7 +142,7 @@ def test_the_log_mel_input_and_the_transcripts_are_faster_whispers(maker: ClipMa
     assert np.allclose(mel_filters(), reference.mel_filters, atol=1e-7)
     folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
     # faster-whisper's 30 s window, and the audio whole (not its loud part: hearing.whisper.trim)
-    ours = WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False, window=30.0, trim=0.0))
+    ours = WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False, trim=0.0))
     theirs = WhisperModel(str(folder), device="cpu", compute_type="int8")
     prompt = "explore room one zero two, pass, attack the red commando, how much time is left."
     pad = np.zeros(int(PAD_SECONDS * 16000), dtype=np.int16)
@@ -418,63 +418,3 @@ def test_the_same_audio_is_encoded_once_until_it_is_forgotten(maker: ClipMaker) 
     assert whisper.transcribe(audio) == first and len(encoded) == 1
     whisper.forget()
     assert whisper.transcribe(audio) == first and len(encoded) == 2
-
-
-def test_the_free_text_s_window_is_the_setting_s_and_never_shorter_than_the_utterance(maker: ClipMaker) -> None:
-    """hearing.whisper.window: the free text's encoder is given that many seconds of audio (the
-    encoder's cost falls with its input), the whole utterance however long, and Whisper's own
-    30 s at 30; a command in a voice nobody tuned on is written in both (a short window can make
-    Whisper write it twice: "attack the red commando, attack the red commando.")."""
-    import numpy as np
-
-    from assistant.hearing.whisper_engine import model_window
-
-    folder = find_model("faster-whisper-tiny.en", Path("/nonexistent"))
-    frames: list[int] = []
-
-    def counted(window: float) -> WhisperTranscriber:
-        whisper = WhisperTranscriber.load(folder, WhisperSettings(check_sha256=False, window=window))
-        model = whisper.model
-
-        class Counting:
-            def __getattr__(self, name: str) -> Any:
-                return getattr(model, name)
-
-            def encode(self, features: Any, *args: Any, **kwargs: Any) -> Any:
-                frames.append(int(features.shape[2]))
-                return model.encode(features, *args, **kwargs)
-
-        whisper.model = Counting()
-        return whisper
-
-    window = model_window("faster-whisper-tiny.en")  # the shipped model's "auto"
-    assert window < 30
-    prompt = "explore room one zero two, pass, attack the red commando, how much time is left."
-    short, whole = counted(window), counted(30.0)
-    command = maker.say("attack the red commando", OTHER_VOICES[1])
-    assert "attack the red commando" in short.transcribe(command.tobytes(), prompt).lower()
-    assert frames == [int(window * 100)]
-    assert "attack the red commando" in whole.transcribe(command.tobytes(), prompt).lower()
-    assert frames[-1] == 3000
-    # talk longer than the window: all of it is encoded (and half a second after it)
-    talk = np.concatenate([np.frombuffer(maker.say(line, OTHER_VOICES[2]), dtype=np.int16) for line in (
-        "I think we should order a pizza after this game, what do you all say",
-        "and then we can play the other game with the cards and the dice, if there is time left")])
-    assert len(talk) > window * 16000
-    short.transcribe(talk.tobytes(), prompt)
-    assert 100 * len(talk) // 16000 < frames[-1] < 3000
-
-
-def test_a_transcriber_is_shared_only_by_settings_with_the_same_window() -> None:
-    """open_transcriber loads a model once per process for the same settings; a benchmark that
-    times Whisper's own 30 s job beside the configured window must not get the other's."""
-    from dataclasses import replace
-
-    from assistant.hearing import open_transcriber
-
-    settings = HearingSettings()
-    configured = open_transcriber(settings)
-    assert open_transcriber(settings) is configured
-    whole = open_transcriber(replace(settings, whisper=replace(settings.whisper, window=30.0)))
-    assert whole is not configured
-    assert (configured.window_frames, whole.window_frames) == (int(settings.whisper.window_seconds * 100), 3000)

@@ -38,16 +38,14 @@ from assistant.hearing.events import (
 from assistant.hearing.grammar import WordGraph, snap
 from assistant.hearing.pipeline import STAGE_NAMES, Cascade, field_name
 from assistant.hearing.recognizer import BaseRecognizer, Ear, ModelError, Recognizer, SecondOpinion, prompt_for
-from assistant.hearing.settings import BY_KEY, ENGINES, SETTINGS, default
+from assistant.hearing.settings import ENGINES, SETTINGS, default
 from assistant.hearing.spotting import SpotSettings, Spotter
 from assistant.hearing.vosk_engine import model_folder
 from assistant.hearing.whisper_engine import (
     WhisperSettings,
     WhisperTranscriber,
     find_model,
-    model_free_text,
     model_label,
-    model_window,
 )
 from assistant.sentences import SentenceSet
 
@@ -76,8 +74,6 @@ class HearingSettings:
     spot: SpotSettings = field(default_factory=SpotSettings)
     spotting: bool = default("hearing.whisper.spotting")
     hypotheses: int = default("hearing.whisper.hypotheses")
-    #: None ("auto"): the Whisper model's own (whisper_engine.KNOWN_MODELS)
-    free_text: bool | None = None
     veto: bool = default("hearing.whisper.veto")
     confirm_distance: float = default("hearing.whisper.confirm_distance")
     as_sentences: bool = default("hearing.whisper.as_sentences")
@@ -100,11 +96,6 @@ class HearingSettings:
     spare_first_pass: bool = default("hearing.whisper.spare_first_pass")
     closed_span: float = default("hearing.whisper.closed_span")
 
-    @property
-    def writes_free_text(self) -> bool:
-        """free_text, the model's own when it is "auto" (None)."""
-        return self.free_text if self.free_text is not None else model_free_text(self.whisper.model)
-
     def without(self, *stages: str) -> HearingSettings:
         """These settings with the named stages of the hybrid switched off (an ablation):
         names from pipeline.STAGE_NAMES; each stage's switch is its first declared setting."""
@@ -123,9 +114,8 @@ class HearingSettings:
         parts = {name: {f.name for f in fields(kind)} for name, kind in _NESTED.items()}
         for setting in SETTINGS:
             if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256",
-                               "hearing.whisper.window",
-                               "hearing.whisper.free_text"):
-                continue  # a path, setup's, and "auto" or a number: below
+                               ):
+                continue  # a path, and setup's: below
             name = field_name(setting.key)
             value = config.get(setting.key, setting.default, choices=setting.choices, minimum=setting.minimum,
                                maximum=setting.maximum)
@@ -137,13 +127,6 @@ class HearingSettings:
         models = config.get("hearing.models_dir", "")
         if models:
             values["models_dir"] = _resolve(models, config)
-        if config.raw("hearing.whisper.window", "auto") != "auto":
-            window = BY_KEY["hearing.whisper.window"]
-            nested["whisper"]["window"] = config.get(window.key, model_window(nested["whisper"]["model"]),
-                                                     minimum=window.minimum, maximum=window.maximum)
-        if config.raw("hearing.whisper.free_text", "auto") != "auto":
-            values["free_text"] = config.get("hearing.whisper.free_text", model_free_text(nested["whisper"]["model"]),
-                                             choices=(True, False))
         return cls(**values, **{name: kind(**nested[name]) for name, kind in _NESTED.items()})
 
     @property
@@ -271,15 +254,14 @@ RECOGNIZERS: dict[str, RecognizerSpec] = {spec.name: spec for spec in (
     RecognizerSpec("text", _open_text, ""),
 )}
 
-_transcribers: dict[tuple[str, int, int, int, float, float], WhisperTranscriber] = {}
+_transcribers: dict[tuple[str, int, int, int, float], WhisperTranscriber] = {}
 
 
 def open_transcriber(settings: HearingSettings) -> WhisperTranscriber:
     """The configured Whisper model, loaded once per process and model (the same for every game)."""
     folder = find_model(settings.whisper.model, settings.models_dir)
     whisper = settings.whisper
-    key = (str(folder), whisper.beam_size, whisper.threads, whisper.noise_suppression, whisper.window_seconds,
-           whisper.trim)
+    key = (str(folder), whisper.beam_size, whisper.threads, whisper.noise_suppression, whisper.trim)
     found = _transcribers.get(key)
     if found is None:
         found = _transcribers[key] = WhisperTranscriber.load(folder, settings.whisper)

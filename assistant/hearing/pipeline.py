@@ -20,8 +20,8 @@ time it cost:
 The closed stage also looks first (``closed_first``): its search runs right after the first
 pass, on the utterance's own short encoding, and a best sentence it would take (``verdict``) is
 taken at once, one it would ask about is asked about at once; the stages above, whose free text
-costs Whisper's encoder over its window (``hearing.whisper.window``), run only when its rule
-takes nothing. The search is made once an utterance: the last word reads the first look's.
+costs Whisper's encoder over its own 30 s window, run only when its rule takes nothing. The
+search is made once an utterance: the last word reads the first look's.
 The first pass's own work at the end of speech (PocketSphinx's decode in one piece and its
 phone check) is done only when something needs its command (``Case.first``): a best sentence
 the rule hears whatever the first pass took needs none (``spare_first_pass``).
@@ -148,9 +148,6 @@ class HearingSettings(Protocol):
     closed_reads: bool
     closed_span: float
 
-    @property
-    def writes_free_text(self) -> bool: ...
-
 
 class Transcriber(Protocol):
     def transcribe(self, audio: bytes, prompt: str = "") -> str: ...
@@ -238,10 +235,7 @@ class Case:
 
     def written(self) -> list[str]:
         """Whisper's best transcripts of the audio, prompted with the examples of what may be said
-        (``free_text``); with it off, Whisper's own reading that the grammar search made beside it
-        (already paid for), when the search has run and read something."""
-        if self.texts is None and not self.settings.writes_free_text and self.look is not None and self.look.reading:
-            self.texts = [self.look.reading]
+        (its free text, over its own 30 s window)."""
         if self.texts is None:
             self.texts = self.transcriber.hypotheses(self.audio, self.ear.prompt(), self.settings.hypotheses) or [""]
         return self.texts
@@ -641,18 +635,10 @@ class Closed(Stage):
 class Spot(Stage):
     name = "spot"
     sure = True
-    #: held out (2026-12-05): a median 0.29 CPU s with the free text's 10 s window, 0.68 with 30 s
-    #: (with ``free_text`` off, the spotting alone: about 0.01 s)
-    typical_seconds = 0.4
+    #: the free text over Whisper's 30 s window: a median of about 0.7 CPU s here
+    typical_seconds = 0.7
     SETTINGS = (
         Setting("hearing.whisper.spotting", True, "Take a command spotted in Whisper's best transcript."),
-        Setting("hearing.whisper.free_text", "auto", "Have Whisper write the utterance freely (a beam search "
-                "prompted with the game's examples, on its own encoding) for spotting and the veto to read, when "
-                "the grammar search is not clear (true); or have them read Whisper's own reading, which the search "
-                "made beside it (false). auto: the model's own: false for tiny.en (on the tuning set true took "
-                "about 3 in 100 more commands right for 0.24 CPU s more at the p90: docs/hearing.md, \"Which "
-                "stages pay\"), true for base and a model of one's own, as they were measured.",
-                choices=("auto", True, False)),
         Setting("hearing.whisper.hypotheses", 3, "How many of Whisper's free-text transcripts the veto reads.",
                 minimum=1, maximum=5),
     )

@@ -52,9 +52,6 @@ SETTINGS: tuple[Setting[Any], ...] = (
     Setting("hearing.whisper.trim", 12.0, "Whisper hears the utterance from its first to its last moment within "
             "this many dB of its loudest (its grammar search 0.2 s more each side, its free text 0.5 s): the quieter "
             "talk, noise or silence around the player's words is cut (0: all of it).", minimum=0.0, maximum=60.0),
-    Setting("hearing.whisper.window", "auto", "Seconds of audio Whisper's free text encodes, never less than the "
-            "utterance (auto: the model's own, 10 for tiny.en, Whisper's own 30 for base and one's own).",
-            minimum=2.0, maximum=30.0),
     Setting("hearing.whisper.max_distance", 0.4, "Spotting: the farthest (edits per phone) a command may be from "
             "what Whisper wrote.", minimum=0.0, maximum=2.0),
     Setting("hearing.whisper.margin", 0.75, "Spotting: how much farther every other command must be.",

