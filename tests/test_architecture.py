@@ -1,11 +1,13 @@
 """The shape of assistant/: no import cycle (imports inside functions and under
-TYPE_CHECKING count too), no class over 400 lines, and only the product in it: no module
-there that only the tests or the benchmarks import, and no test that imports bench/."""
+TYPE_CHECKING count too), no class over 400 lines, only the product in it (no module there
+that only the tests or the benchmarks import, and no test that imports bench/), and hearing
+knows the games only through their GameSpec."""
 
 from __future__ import annotations
 
 import ast
 import itertools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -226,6 +228,71 @@ def test_no_test_imports_bench() -> None:
     importing = [str(path.relative_to(tests)) for path in sorted(tests.rglob("*.py"))
                  if any(name == "bench" or name.startswith("bench.") for name in imported_names(path))]
     assert sorted(set(importing) - BENCH_IMPORTS_ALLOWED) == []
+
+
+#: How a game object is named where it is held: ``getattr(game, "phase")`` probes a game.
+GAME_HOLDERS = {"game", "state", "engine", "cc", "command_center"}
+#: Hearing's module that reads games: every ``getattr`` there is a probe of one.
+READS_GAMES = "moments.py"
+
+
+def game_probes(path: Path, text: str) -> list[str]:
+    """Each ``getattr``/``hasattr`` of a game object in a module of hearing ("file:line"): any
+    in moments.py, elsewhere one whose first argument is named as a game is held."""
+    found = []
+    for node in ast.walk(ast.parse(text, str(path))):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr") and node.args):
+            continue
+        first = node.args[0]
+        held = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else ""
+        if path.name == READS_GAMES or held.lower() in GAME_HOLDERS:
+            found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def game_names_pattern() -> re.Pattern[str]:
+    """Every known game's name and package name, however it is written ("omega-virus",
+    "omega_virus", "Omega Virus"), as a whole word."""
+    from assistant.games import GAMES, specs
+
+    names = {*GAMES, *(package.rpartition(".")[2] for package in GAMES.values()), *(spec.name for spec in specs())}
+    spellings = sorted((r"[-_ ]".join(map(re.escape, re.split(r"[-_ ]", name))) for name in names),
+                       key=len, reverse=True)
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{'|'.join(spellings)})(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def game_names(path: Path, text: str, pattern: re.Pattern[str]) -> list[str]:
+    """Each game named in a module's text, docstrings and comments too ("file:line: name"),
+    but a command line's example (``--game NAME``)."""
+    return [f"{path.name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}" for m in pattern.finditer(text)
+            if not text[:m.start()].endswith("--game ")]
+
+
+def test_hearing_knows_games_only_through_their_spec() -> None:
+    """What a game is asking now and its scenes come from its GameSpec (``moment``, ``scenes``):
+    hearing probes no game object and names no game, so a new game gets its moments unedited."""
+    pattern = game_names_pattern()
+    found = []
+    for path in sorted((ROOT / "hearing").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        found += game_probes(path, text) + game_names(path, text, pattern)
+    assert not found, "assistant/hearing reads a game other than through its GameSpec:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(("name", "text", "flagged"), [
+    ("moments.py", "phase = getattr(game, 'phase', None)\n", 1),
+    ("moments.py", "x = getattr(session, 'winner', None)\n", 1),  # moments.py reads games by spec alone
+    ("other.py", "x = getattr(session.game, 'pending', None) or hasattr(state, 'winner')\n", 2),
+    ("other.py", "x = getattr(args, 'moment', None)\n", 0),
+    ("other.py", 'NAMERS = {"prologue": f, "planets": g}\n', 2),
+    ("other.py", "from assistant.games.omega_virus.engine import CommandCenter\n", 1),
+    ("other.py", '"""The Omega Virus\'s skill moment; Battle of the Planets."""\n', 2),
+    ("other.py", '"""``assistant transcribe FILE.wav [--game omega-virus]``; planetsX; msx-cardsy."""\n', 0),
+])
+def test_the_game_reading_finder(name: str, text: str, flagged: int) -> None:
+    path = Path(name)
+    assert len(game_probes(path, text) + game_names(path, text, game_names_pattern())) == flagged
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

@@ -4,14 +4,20 @@ moment that asks for it, and ``assistant transcribe --moment NAME`` hears a file
 would: a command is never heard among more sentences than play listens for at once ("start
 listening" only after "stop listening", when nothing else is listened for), and the commands
 random play does not reach ("terminate" when the Virus is found, Prologue's "points") in the
-moment that asks for them.
+moment that asks for them. Each game declares, in its GameSpec, what it is asking now
+(``moment``) and the scenes that play to those moments (``scenes``): hearing is not edited
+for a new game.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from assistant.box import ASLEEP_COMMANDS, PHONE_COMMANDS
+from assistant.engine import Game
+from assistant.games import Table, register, unregister
 from assistant.hearing.moments import ASLEEP, MENU, WITH_PHONES, find_moment, grammar_for, listening_moments, moments
 
 
@@ -57,3 +63,21 @@ def test_find_moment_takes_spoken_forms_and_names_the_known_ones_when_wrong() ->
     assert "choose_game" in menu.intents and "spin" not in menu.intents
     with pytest.raises(KeyError, match="known: .*move.*menu"):
         find_moment("omega-virus", "moev")
+
+
+def test_a_game_declares_its_moments_and_scenes_in_its_spec() -> None:
+    from tests import example_game
+
+    def doubling(table: Table) -> None:
+        table.hear("double")
+
+    def asking(game: Game) -> str:
+        return "doubling" if isinstance(game, example_game.DiceRace) and game.doubling else "roll"
+
+    register(replace(example_game.SPEC, name="dice-moments", moment=asking, scenes=(doubling,)))
+    try:
+        named = {m.name: m.intents for m in moments("dice-moments", games=2, steps=20)}
+        assert {"roll", ASLEEP, WITH_PHONES} <= set(named) and "roll" in named["roll"], sorted(named)
+        assert [m.name for m in moments("dice-moments", games=0)] == ["doubling"]  # the scene alone
+    finally:
+        unregister("dice-moments")

@@ -2,7 +2,8 @@
 
 Each game package declares a ``SPEC = GameSpec(...)``: how to make a game, its sentences,
 its settings, what it says, which of its commands only ask, whether it can take a command
-back, what hands-free play changes in its settings and how urgent it is; and how it is named
+back, what hands-free play changes in its settings, how urgent it is and what it is asking
+now (the moments of play hearing listens in); and how it is named
 in the spoken menu, who speaks in it with which voice, and how its written names are said.
 The session, the menu, the voices and the tools use only this, never a game's name or the
 attributes of its engine. A game offered to players is one package and one line in
@@ -17,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant.engine import Command, Game, Say
 from assistant.sentences import SentenceSet
@@ -74,6 +75,28 @@ def no_private_request(game: Game) -> PrivateRequest | None:
     return None
 
 
+def no_moment(game: Game) -> str:
+    """A game that names no moments of play is simply in play."""
+    return ""
+
+
+class Table(Protocol):
+    """A started game as a scene plays it: ``hear`` takes each sentence said (or raises
+    AssertionError), ``advance`` lets game time pass, ``game`` is the engine, to set up what
+    play would take too long to reach."""
+
+    @property
+    def game(self) -> Game: ...
+
+    def hear(self, *sentences: str) -> None: ...
+
+    def advance(self, seconds: float) -> None: ...
+
+
+#: Plays a started game to a moment of play that seeded random play does not reach.
+Scene = Callable[[Table], None]
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """One game's facts, as data: everything the session and the tools may ask of it."""
@@ -112,6 +135,12 @@ class GameSpec:
     #: and the colors a phone keypad may join as (none: the game takes no phones).
     private_request: Callable[[Game], PrivateRequest | None] = no_private_request
     private_colors: tuple[str, ...] = ()
+    #: What the game is asking now, in its own words ("move", "shields", "points asked"), read
+    #: from its state without changing it ("": nothing to name). Hearing names the moments of
+    #: play by it (``assistant transcribe --moment NAME``); and ``scenes`` play to the moments
+    #: random play does not reach, so the benchmarks hear their commands where they are asked.
+    moment: Callable[[Game], str] = no_moment
+    scenes: tuple[Scene, ...] = ()
     #: How the spoken menu says the game ("The Omega Virus"; the name, if none), and what
     #: players may say there to choose it, as sentence templates ("[the] omega virus"; the
     #: title in lower case, if none).

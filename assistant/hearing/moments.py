@@ -2,26 +2,24 @@
 
 In play the recognizer only listens for what the game allows now (``Session.allowed_intents``
 beside the box's own commands). ``moments(game)`` finds those sets the way a table reaches
-them: seeded random play through the real session (a Command Center, a Prologue round ...),
-the moments random play does not reach played to on purpose (``SCENES``: the Virus found,
-Prologue's points asked), the box's own moment after "stop listening" (only "start
-listening" is heard), and the widest moment with phones as keypads. Each moment is named by
-what the game is asking (its phase: "move", "shields", "room code"; the session's "paused",
-"yes or no"), so ``assistant transcribe --moment NAME`` can hear a recording as live play
-would, and the accuracy benchmark hears each command in the moment that asks for it.
+them: seeded random play through the real session; the moments random play does not reach,
+played to on purpose by the game's own ``GameSpec.scenes``; the box's own moment after "stop
+listening" (only "start listening" is heard); and the widest moment with phones as keypads.
+Each moment is named by what the game is asking now (its ``GameSpec.moment``; the session's
+"paused", "yes or no"), so ``assistant transcribe --moment NAME`` can hear a recording as live
+play would, and the accuracy benchmark hears each command in the moment that asks for it.
 """
 
 from __future__ import annotations
 
-import enum
 import random
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from assistant.box import ASLEEP_COMMANDS, LISTENING_COMMANDS, PHONE_COMMANDS
+from assistant.engine import Game
+from assistant.games import game_spec
 from assistant.session import Heard, PrintAnnouncer, Session
 
 #: The main menu's moment (the box's own sentences, not a game's)
@@ -56,93 +54,48 @@ def box_session(game: str, seed: int) -> Session:
 
 def moment_name(session: Session) -> str:
     """What the game is asking now, in its own words: the session's pause or "new game?"
-    question, else the game's phase (and for games without phases, what a turn awaits)."""
+    question, else what the game's spec names ("play" if it names nothing)."""
     if session.paused:
         return "paused"
     if session.confirming_new_game:
         return YES_OR_NO
-    game: Any = session.game
-    name = NAMERS.get(session.game_name, _phase_name)(game)
-    return name or "play"
+    return session.spec.moment(session.game) or "play"
 
 
-def _phase_name(game: Any) -> str:
-    phase = getattr(game, "phase", None)
-    if isinstance(phase, enum.Enum):
-        return str(phase.value)
-    return str(phase) if phase is not None else ""
+class _Scripted:
+    """A box session as a game's scene plays it: every sentence said must be taken."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    @property
+    def game(self) -> Game:
+        return self.session.game
+
+    def hear(self, *sentences: str) -> None:
+        for text in sentences:
+            if self.session.hear(text) is not Heard.ACCEPTED:
+                raise AssertionError(f"{self.session.game_name}: {text!r} was not taken")
+
+    def advance(self, seconds: float) -> None:
+        self.session.advance(seconds)
 
 
-def _prologue_name(game: Any) -> str:
-    name = _phase_name(game)
-    return "points asked" if name == "scoring" and getattr(game, "pending", None) is not None else name
-
-
-def _planets_name(game: Any) -> str:
-    """Battle of the Planets has no phases: a turn waits for the spin, then for where it landed."""
-    allowed = game.allowed_intents()
-    if "players" in allowed:
-        return "players asked"
-    if getattr(game, "winner", None) is not None:
-        return "over"
-    if "spin" in allowed:
-        return "spin"
-    return "after the spin" if "earth" in allowed else "blast off"
-
-
-NAMERS: dict[str, Callable[[Any], str]] = {"prologue": _prologue_name, "planets": _planets_name}
-
-
-def _heard(session: Session, *sentences: str) -> None:
-    for text in sentences:
-        if session.hear(text) is not Heard.ACCEPTED:
-            raise AssertionError(f"{session.game_name}: {text!r} was not taken")
-
-
-def _omega_virus_found(seed: int) -> tuple[str, frozenset[str]]:
-    """The Command Center when the Virus is found: "terminate" is asked. Signed on by voice; the
-    hand that can terminate is dealt (collecting it takes longer than random play lasts)."""
-    from assistant.games.omega_virus.engine import CommandCenter
-    from assistant.games.omega_virus.state import AVDS, Phase
-
-    session = box_session("omega-virus", seed)
-    _heard(session, "skill zero", "one two", "skip", "skip", "skip")
-    cc = session.game
-    assert isinstance(cc, CommandCenter) and cc.mover is not None, session.allowed_intents()
-    player = cc.players[cc.mover[0]]
-    for item in ("red card", "blue card", "yellow card", *AVDS):  # a dealt hand
-        cc.supply[item] -= 1
-        player.take(item)
-    room = " ".join({"0": "zero", "1": "one", "2": "two"}[digit] for digit in cc.virus_room)
-    _heard(session, f"explore {room}")
-    assert cc.phase is Phase.TERMINATE, cc.phase
-    return moment_name(session), session.allowed_intents()
-
-
-def _prologue_points(seed: int) -> tuple[str, frozenset[str]]:
-    """Prologue scoring with the points asked (scoring cards worth "ask", the default): a round
-    played, done, the winner named, then the first scoring card's taker."""
-    session = box_session("prologue", seed)
-    _heard(session, "ready")
-    session.advance(60.0)
-    _heard(session, "done", "player one", "player two")
-    allowed = session.allowed_intents()
-    assert "points" in allowed, allowed
-    return moment_name(session), allowed
-
-
-#: Moments seeded random play does not reach, played to on purpose, per game.
-SCENES: dict[str, tuple[Callable[[int], tuple[str, frozenset[str]]], ...]] = {
-    "omega-virus": (_omega_virus_found,),
-    "prologue": (_prologue_points,),
-}
+def scene_moments(game: str, seed: int) -> list[tuple[str, frozenset[str]]]:
+    """The moments the game's scenes play to, each from a fresh box session: (name, allowed)."""
+    found = []
+    for scene in game_spec(game).scenes:
+        session = box_session(game, seed)
+        scene(_Scripted(session))
+        found.append((moment_name(session), session.allowed_intents()))
+    return found
 
 
 def played_moments(game: str, games: int = 30, steps: int = 200, seed: int = 1
                    ) -> Counter[tuple[str, frozenset[str]]]:
     """How often each (name, set of allowed intents) comes up in seeded random play of ``game``,
     with the box's commands beside the game's as in hands-free play without phones; the box's
-    moment after "stop listening"; the ``SCENES``; and the widest moment with phones as keypads."""
+    moment after "stop listening"; the game's scenes; and the widest moment with phones as keypads."""
     rng = random.Random(seed)
     seen: Counter[tuple[str, frozenset[str]]] = Counter()
     pools: dict[str, list[str]] = {}
@@ -165,8 +118,8 @@ def played_moments(game: str, games: int = 30, steps: int = 200, seed: int = 1
         asleep = ASLEEP_COMMANDS & frozenset(session.sentences.intents)
         if asleep:
             seen[ASLEEP, asleep] += 1  # once a game: a player said "stop listening"
-    for scene in SCENES.get(game, ()):
-        seen[scene(seed)] += 1
+    for moment in scene_moments(game, seed):
+        seen[moment] += 1
     if session is not None:
         phones = PHONE_COMMANDS & frozenset(session.sentences.intents)
         if phones and seen:

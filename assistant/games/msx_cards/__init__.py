@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from assistant.config import Config
-from assistant.engine import Say, make_rng
+from assistant.engine import Game, Say, make_rng
 from assistant.games import GameSpec
 from assistant.games.msx_cards.campaign import MsxSettings
 from assistant.games.msx_cards.engine import MsxCards
@@ -51,7 +51,12 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     return list(_fixed_phrases(s.tables, s.enemies_per_world, s.deaths_per_world))
 
 
+def moment(game: Game) -> str:
+    """What a World's stage awaits now: "fighter", "enemy", "fight", "boss", "extra" ..."""
+    return game.phase.value if isinstance(game, MsxCards) else ""
+
+
 SPEC = GameSpec("msx-cards", create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "status", "capsules"}), live_lists=("name",),
                 supports_undo=MsxCards.supports_undo, title="the card battle",
-                spoken_names=("[the] card battle", "[the] card game", "cards"))
+                spoken_names=("[the] card battle", "[the] card game", "cards"), moment=moment)

@@ -9,7 +9,7 @@ from typing import Any
 from assistant.config import Config
 from assistant.engine import Game, Say, make_rng
 from assistant.games import GameSpec, Keypad
-from assistant.games.omega_virus import phrases, private
+from assistant.games.omega_virus import moments, phrases, private
 from assistant.games.omega_virus.board import Board, BoardError
 from assistant.games.omega_virus.engine import CommandCenter, Settings
 from assistant.sentences import SentenceSet
@@ -222,6 +222,6 @@ SPEC = GameSpec(NAME, create, sentences, fixed_phrases, settings_from_config,
                 keypad=keypad, live_content=live_content, help_example=help_example,
                 private_request=private.private_request, private_colors=private.COLORS,
                 title="The Omega Virus", spoken_names=("[the] omega virus",), characters=CHARACTERS,
-                pronounce=PRONOUNCE)
+                pronounce=PRONOUNCE, moment=moments.moment, scenes=moments.SCENES)
 
 __all__ = ["NAME", "SPEC", "board_text", "create", "fixed_phrases", "sentences", "settings_from_config"]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from assistant.config import Config
-from assistant.engine import Say, make_rng
+from assistant.engine import Game, Say, make_rng
 from assistant.games import GameSpec
 from assistant.games.data import GameDataError, read_yaml
 from assistant.games.package import cached_sentences, configured_data, list_outs
@@ -105,9 +105,21 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     return [Say(E.ZARK, t) for t in dict.fromkeys(texts)]
 
 
+def moment(game: Game) -> str:
+    """The game has no phases: a turn waits for the spin, then for where it landed."""
+    if not isinstance(game, PlanetsGame):
+        return ""
+    allowed = game.allowed_intents()
+    if "players" in allowed:
+        return "players asked"
+    if game.winner is not None:
+        return "over"
+    if "spin" in allowed:
+        return "spin"
+    return "after the spin" if "earth" in allowed else "blast off"
 
 
 SPEC = GameSpec("planets", create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "status"}), live_lists=("name", "ship"),
                 supports_undo=PlanetsGame.supports_undo, title="Battle of the Planets",
-                spoken_names=("[the] battle of the planets", "[the] planets"))
+                spoken_names=("[the] battle of the planets", "[the] planets"), moment=moment)

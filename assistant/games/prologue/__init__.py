@@ -11,7 +11,7 @@ from typing import Any
 
 from assistant.config import Config
 from assistant.engine import Game, Say, make_rng
-from assistant.games import GameSpec
+from assistant.games import GameSpec, Table
 from assistant.games.data import GameDataError, read_yaml
 from assistant.games.package import cached_sentences, configured_data, list_outs
 from assistant.games.prologue import engine as E
@@ -135,6 +135,23 @@ def fixed_phrases(settings: Mapping[str, Any]) -> list[Say]:
     return [Say(E.NARRATOR, t) for t in dict.fromkeys(texts)]
 
 
+def moment(game: Game) -> str:
+    """The phase ("setup", "running", "who done", "scoring" ...), and "points asked" while a
+    scoring card's worth is asked."""
+    if not isinstance(game, PrologueGame):
+        return ""
+    if game.phase is E.Phase.SCORING and game.pending is not None:
+        return "points asked"
+    return game.phase.value
+
+
+def points_asked(table: Table) -> None:
+    """Scoring cards worth "ask" (the default): a round played, done, the winner named, then
+    the first scoring card's taker."""
+    table.hear("ready")
+    table.advance(60.0)
+    table.hear("done", "player one", "player two")
+    assert isinstance(table.game, PrologueGame) and table.game.pending is not None
 
 
 def help_example(game: Game, example: str) -> str:
@@ -150,4 +167,4 @@ def help_example(game: Game, example: str) -> str:
 SPEC = GameSpec("prologue", create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "status", "time"}), live_lists=("name",),
                 supports_undo=PrologueGame.supports_undo, help_example=help_example,
-                title="Prologue", spoken_names=("[the] prologue",))
+                title="Prologue", spoken_names=("[the] prologue",), moment=moment, scenes=(points_asked,))
