@@ -22,7 +22,8 @@
 #  4. runs scripts/arm64/steps.sh inside (a game, transcribing clips, say -o, doctor,
 #     install-service --root, the GPIO keypad on mock pins, model checksums), then a slice of
 #     the test suite that needs no audio devices (pytest installed into the venv separately);
-#  5. compares with scripts/arm64/reference/ and prints one closing line: what matched, what not.
+#  5. compares with scripts/arm64/reference/ (the commit's) and prints one closing line: what
+#     matched, what not.
 # Outputs and the log of the last run: $OMEGA_ARM64_CACHE/last-run/. Exit status 0 when all matched.
 # Timing under emulation says nothing about a Pi.
 set -euo pipefail
@@ -252,6 +253,9 @@ if [ -n "$(git -C "$repo" status --porcelain --untracked-files=no)" ]; then
 fi
 mkdir -p "$run$home/omega-assistant"
 git -C "$repo" archive "$checked" | tar -x -C "$run$home/omega-assistant"
+# compared with that commit's references too, not with the working tree's (written meanwhile, maybe)
+cp -r "$run$home/omega-assistant/scripts/arm64/reference" "$results/reference"
+reference="$results/reference"
 chroot "$run" chown -R "$user:$user" "$home/omega-assistant"
 
 add_binfmt_with_credentials
