@@ -145,7 +145,7 @@ class Config:
                 config.problems.append(f"{config.where(key)}: {key!r} is no longer a setting: {RETIRED[key]} "
                                        "It is ignored; delete the line.")
                 continue
-            hint = f"; did you mean {near!r}?" if near else " (config.yaml lists every setting)."
+            hint = f"; did you mean {near!r}?" if near else " (config.yaml and docs/hearing.md list the settings)."
             config.problems.append(f"{config.where(key)}: {key!r} is not a setting{hint} It is ignored.")
         return config
 

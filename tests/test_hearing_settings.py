@@ -27,15 +27,19 @@ def _leaves(data: Any, prefix: str) -> dict[str, Any]:
     return found
 
 
-def test_config_yaml_writes_every_hearing_key_with_its_declared_default() -> None:
+def test_config_yaml_writes_the_player_s_hearing_settings_and_no_more() -> None:
+    """config.yaml's hearing part lists what a player would change (``Setting.player``), each with
+    its declared default, and nothing else: the stages' tuning lives beside the stages and in
+    docs/hearing.md's table (held to the declarations below), and can still be written."""
     data = yaml.safe_load((PROJECT_ROOT / "config.yaml").read_text(encoding="utf-8"))
     written = {**_leaves(data["hearing"], "hearing"), "recognizer": data["recognizer"]}
-    unknown = sorted(set(written) - set(BY_KEY))
-    assert not unknown, f"config.yaml has hearing keys no setting declares: {unknown}"
+    players = {setting.key for setting in SETTINGS if setting.player}
+    assert set(written) == players, (sorted(set(written) - players), sorted(players - set(written)))
+    assert len(written) <= 10
     differ = {key: (value, BY_KEY[key].default) for key, value in written.items() if value != BY_KEY[key].default}
     assert not differ, f"config.yaml's value differs from the declared default (written, declared): {differ}"
-    missing = sorted(set(BY_KEY) - set(written))
-    assert not missing, f"declared hearing settings config.yaml does not show: {missing}"
+    tuned = Config.from_text("hearing:\n  whisper:\n    closed_margin: 3.5\n")
+    assert HearingSettings.from_config(tuned).closed_margin == 3.5 and tuned.problems == []
 
 
 def test_every_declared_key_is_a_field_of_hearing_settings_with_that_default() -> None:
