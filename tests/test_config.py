@@ -228,7 +228,8 @@ def test_an_unknown_key_is_reported_with_its_line_and_the_nearest_setting() -> N
         "my.yaml line 7: 'characters.zark.volum' is not a setting; did you mean 'characters.zark.volume'? "
         "It is ignored.",
         "my.yaml line 9: 'voice.volume' is not a setting; did you mean 'volume'? It is ignored.",
-        "my.yaml line 10: 'whatever' is not a setting (config.yaml and docs/hearing.md list the settings). It is ignored.",
+        "my.yaml line 10: 'whatever' is not a setting (config.yaml and docs/hearing.md list the settings). "
+        "It is ignored.",
     ]
     assert config.value("volume") == 10  # the typo changed nothing
 

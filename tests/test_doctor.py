@@ -218,7 +218,8 @@ def test_the_doctor_reports_every_setting_problem_play_reports_under_settings(tm
     settings = lines[lines.index("Settings") + 1:-1]
     assert [line.removeprefix("  PROBLEM  config: ") for line in settings] == reported, checked.stdout
     assert f"{path} line 1: volume = 42 must be at most 10; using 10." in reported
-    assert f"{path} line 8: 'voise' is not a setting (config.yaml and docs/hearing.md list the settings). It is ignored." in reported
+    assert (f"{path} line 8: 'voise' is not a setting (config.yaml and docs/hearing.md list the settings). "
+            "It is ignored.") in reported
     assert checked.returncode == 1 and "correct the config lines named above" in lines[-1]
     tools = lines[lines.index("Tools") + 1:lines.index("Settings")]
     assert not any("config" in line for line in tools), checked.stdout
