@@ -29,7 +29,7 @@ here="scripts/arm64"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 # The defaults, except where things are kept: the models folder and the voice cache start empty,
-# as on a fresh install (the Vosk model cannot be downloaded here, so both sides go without it).
+# as on a fresh install (no Vosk model: the default recognizer hears without one).
 # And Whisper's CPU budget a command is the largest allowed: the budget is a rule about time, which
 # emulation (many times slower, unevenly) cannot judge, and the hybrid learns each stage's cost from
 # the utterances before, so under emulation every clip after the first was "over the budget". The
