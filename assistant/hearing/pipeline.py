@@ -705,9 +705,8 @@ class AsSentences(Stage):
 #: Estimated from the stages' CPU seconds measured here (Step.seconds; spot 0.83 median on this
 #: project's 2-core x86 machine with the free text on) times about 1.8 for a Pi 5 and 4.5 for a
 #: Pi 4 (Whisper tiny int8 takes ~3.2 s for a command on a Pi 400, ~0.85 s here; a Pi 5 is 2-3x a
-#: Pi 4): 3.0 lets a Pi 5 write and spot (about 1.5 s), a Pi 4 the same in 5.0 (with the free
-#: text off, the default since 2026-12-06, the grammar search and spotting its own reading fit
-#: with room to spare: docs/raspberry-pi.md, "What hearing costs on a Pi").
+#: Pi 4): 3.0 lets a Pi 5 write the free text over Whisper's 30 s window and spot (about 1.5 s),
+#: a Pi 4 the same in 5.0 (docs/raspberry-pi.md, "What hearing costs on a Pi").
 BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper's stages may spend on one "
                  "utterance; a stage that would go past it is not run and the player is asked to say it again at "
                  "once. Estimates: Raspberry Pi 5 3.0, Pi 4 5.0.", minimum=0.0, maximum=120.0, player=True)
