@@ -5,7 +5,6 @@ free text after it are tested with it off, as a player who switches it off has t
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -605,15 +604,6 @@ def test_a_short_command_whisper_would_write_again_is_not_talk_that_goes_on() ->
     assert Closed.verdict(held, HearingSettings()) == ""
     assert Closed.verdict(replace(held, whole=True), HearingSettings()) == "heard"
     assert Closed.goes_on(held, HearingSettings()) and not Closed.goes_on(replace(held, whole=True), HearingSettings())
-
-
-def test_the_closed_stage_s_figures_are_read_back_from_its_note() -> None:
-    held = HeldTo(-6.0, -12.0, -1.0, 1, "other", -0.5, 0.25, 3, True)
-    assert HeldTo.from_note(f"took {{\"intent\": [1]}} 'attack' [{held.note()}]") == held
-    # a note kept before stop, reads and tail were written
-    old = HeldTo.from_note("asked x 'attack' [best -6.00 other -12.00 own -1.00 words 1 first same]")
-    assert old == HeldTo(-6.0, -12.0, -1.0, 1, "same", 0.0, math.inf)
-    assert HeldTo.from_note("nothing") is None
 
 
 def test_the_search_follows_sentences_to_closed_span_below_the_best_and_never_less_than_the_margin() -> None:

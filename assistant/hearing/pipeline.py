@@ -332,20 +332,6 @@ class HeldTo:
                 f"first {self.first} stop {self.stop:.2f} reads {self.reads:.2f} tail {self.tail} "
                 f"whole {int(self.whole)}")
 
-    @classmethod
-    def from_note(cls, verdict: str) -> HeldTo | None:
-        """The figures in a step's verdict (``note``), for studies that replay ``Closed.verdict``
-        (a note kept before ``stop``, ``reads``, ``tail`` or ``whole`` existed gives 0, inf, 0 and
-        False for them)."""
-        words = verdict.rsplit("[", 1)[-1].replace("]", " ").split()
-        figures = dict(zip(words[::2], words[1::2], strict=False))
-        try:
-            return cls(float(figures["best"]), float(figures["other"]), float(figures["own"]), int(figures["words"]),
-                       figures["first"], float(figures.get("stop", 0.0)), float(figures.get("reads", math.inf)),
-                       int(figures.get("tail", 0)), figures.get("whole", "0") == "1")
-        except (ValueError, KeyError):
-            return None
-
 
 @dataclass(frozen=True)
 class Look:

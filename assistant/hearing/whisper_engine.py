@@ -262,15 +262,6 @@ def verify(folder: Path, expected: dict[str, str] | None = None) -> None:
                              f"expected {sha[:16]}...). Delete {folder} and run `assistant setup` again.")
 
 
-def whisper_available() -> bool:
-    try:
-        import ctranslate2  # noqa: F401
-        import tokenizers  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def load_encoder_alone(folder: Path, threads: int) -> Any:
     """CTranslate2's Whisper with the model's encoder only (its decoder's weights cut to one
     number each), for a transcriber whose decoding all runs on the numpy decoder. The cut model
