@@ -201,7 +201,7 @@ class Case:
     #: the veto's verdict, given when no later stage takes a command
     vetoed: NotRecognized | None = None
     steps: list[Step] = field(default_factory=list)
-    #: what a stage measured, for its step's verdict (traces, benchmarks' studies)
+    #: what a stage measured, for its step's verdict (traces, `assistant transcribe --json`)
     notes: dict[str, str] = field(default_factory=dict)
     #: what the grammar search found for this utterance (``Closed.look``), searched once
     look: Look | None = None
@@ -406,17 +406,16 @@ class Closed(Stage):
                 "zero\"."),
         Setting("hearing.whisper.spare_first_pass", True, "Leave the first pass's work at the end of speech (its "
                 "decode in one piece and its phone check) undone when the grammar search hears its best sentence "
-                "whatever the first pass took: the same answer, sooner. (A study that replays other thresholds "
-                "turns it off: it needs every first pass's command.)"),
+                "whatever the first pass took: the same answer, sooner."),
         Setting("hearing.whisper.closed_span", 6.0, "How far below the best sentence (natural log) the search "
                 "follows others (never less than closed_margin: no decision turns on one further below; each "
-                "word followed costs a decoder call). A study that replays larger margins needs it larger.",
+                "word followed costs a decoder call).",
                 minimum=0.0, maximum=50.0),
     )
 
     @staticmethod
     def verdict(held: HeldTo, settings: HearingSettings) -> str:
-        """The decision rule on the figures alone (studies replay it from kept verdicts):
+        """The decision rule on the figures alone:
         "heard", "doubted", "" (nothing taken) or "no" (nothing, and so far from Whisper's own
         reading that the free text need not be asked: ``closed_reject_fit``; only when the first
         pass was read and did not take the best sentence's command)."""
@@ -878,7 +877,7 @@ def _verdict(stage: Stage, decided: Final | None, case: Case) -> str:
 
 
 def _checked(checked: Final, decided: Final, case: Case) -> str:
-    """The closed check's verdict, for traces and studies (its figures after it)."""
+    """The closed check's verdict, for traces (its figures after it)."""
     note = f" {case.notes['closed']}" if "closed" in case.notes else ""
     command = _command(checked)
     if command is None:
