@@ -106,7 +106,7 @@ from assistant.hearing import (  # noqa: E402
 from assistant.hearing.audio import RATE  # noqa: E402
 from assistant.hearing.moments import grammar_for, listening_moments  # noqa: E402
 from assistant.hearing.pipeline import Cascade  # noqa: E402
-from assistant.live.loop import missed_again  # noqa: E402
+from assistant.live.policy import missed_again  # noqa: E402
 from assistant.sentences import SentenceSet  # noqa: E402
 from bench.results import Results  # noqa: E402
 from bench.voices import (  # noqa: E402

@@ -23,7 +23,7 @@ from assistant.hearing.pipeline import Cascade
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
-from assistant.live.loop import missed_again
+from assistant.live.policy import missed_again
 from tests.ov_helpers import explore, lines, signed_on, to_turn
 from tests.support.tally import (
     Tally,

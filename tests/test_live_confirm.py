@@ -28,8 +28,9 @@ from assistant.hearing.events import (
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
-from assistant.live.loop import SAY_AGAIN, LiveLoop, LiveSettings, missed_again
+from assistant.live.loop import SAY_AGAIN, LiveLoop, LiveSettings
 from assistant.live.microphone import Block, Microphone
+from assistant.live.policy import missed_again
 from assistant.session import PrintAnnouncer, Session
 from assistant.voice.announcer import SpeakingSignal
 

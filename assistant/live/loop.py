@@ -13,7 +13,8 @@ voice unless a talk key opened it. A press, when the assistant is quiet, plays a
 listens for one utterance: until the recognizer ends one that had words, or ``talk_seconds``
 pass; then it is closed again, so table talk between presses is never heard at all.
 
-What the ear gives at the end of an utterance is typed, and the loop acts on the type: a command
+What the ear gives at the end of an utterance is typed, and what play does with it is one pure rule
+(``policy.decide``) that the loop carries out and the benchmarks count by: a command
 heard is acted on; a command not allowed now has the game say why; words the hybrid ran out of time
 on (hearing.budget_seconds) are answered "Say again?" at once; anything else not understood is let
 go silently (table talk), except the same command missed twice running (``again_seconds``: Whisper's
@@ -43,19 +44,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assistant.engine import Command, Sound
-from assistant.hearing.events import (
-    Doubted,
-    NearMiss,
-    NotAllowedNow,
-    NotRecognized,
-    OverBudget,
-    Partial,
-    Transcript,
-    Vetoed,
-)
+from assistant.hearing.events import Doubted, NearMiss, NotRecognized, Partial, Transcript
 from assistant.hearing.recognizer import Ear
 from assistant.live.keypad import TALK, Keypad
 from assistant.live.microphone import Block, MicrophoneError
+from assistant.live.policy import ANSWERS, Action, Decision, decide
 from assistant.memory import give_back_memory
 from assistant.sentences import SentenceSet
 from assistant.session import Front
@@ -86,8 +79,6 @@ class Speaking(Protocol):
 STATES = ("listening", "speaking", "paused", "problem")
 #: How often the state is looked at for ``on_state`` (the assistant may be speaking meanwhile).
 STATE_POLL_SECONDS = 0.05
-#: The intents that answer a question about a doubted command.
-ANSWERS = frozenset({"yes", "no"})
 #: Said when an utterance is to be said again (a refused question, the hybrid out of time).
 SAY_AGAIN = "Say again?"
 #: Played when a talk press opens the microphone (one of the announcer's sounds).
@@ -119,21 +110,6 @@ class LiveSettings:
     @property
     def push_to_talk(self) -> bool:
         return self.listen == "push-to-talk"
-
-
-def missed_again(before: NotRecognized | None, now: NotRecognized) -> bool:
-    """Whether ``now`` misses the same command ``before`` did (both kept near it: ``NearMiss``):
-    the player saying it again, to be asked about (when it comes at once, nothing taken between:
-    the loop's part). bench_accuracy's ``--said-again`` replays this rule."""
-    return (isinstance(before, NearMiss) and isinstance(now, NearMiss) and now.command is not None
-            and before.command == now.command)
-
-
-def let_go(doubted: Doubted) -> NearMiss:
-    """A doubted harmless command as the near miss the loop keeps: said again at once (another
-    near miss or doubt of the same command, ``missed_again``), it is acted on."""
-    return NearMiss(doubted.heard, f"taken with doubt ({doubted.why}); harmless, so let go unless said again",
-                    doubted.confidence, command=doubted.command, text=doubted.text)
 
 
 @dataclass
@@ -421,101 +397,54 @@ class LiveLoop:
         return False
 
     def _handle_final(self, event: Transcript | NotRecognized) -> bool:
-        """Act on what the ear made of an utterance, by its type (see the module's doc)."""
+        """Carry out what play does with what the ear made of an utterance (``policy.decide``)."""
         give_back_memory()  # an utterance's end: Whisper's decoding leaves ~100 MB free in glibc's heaps (~2 ms)
         if event.heard:
             self._stop_talk()  # one utterance per talk press
         self._dirty = False
-        if isinstance(event, Transcript):
-            if event.command is None:
-                return False
-            if isinstance(event, Doubted) and self._let_go(event):
-                return self._missed_again(let_go(event))
-            return self._take(event.command, early=False, doubted=event if isinstance(event, Doubted) else None)
-        if isinstance(event, NotAllowedNow) and event.command is not None:
-            self._asking, self._missed = None, None
-            self.session.apply(event.command)  # the rule's reason, spoken
-            return True
-        if isinstance(event, OverBudget) and event.heard:  # words, not a noise: asked again
-            self._missed = None
-            self.log(f"heard {event.heard!r}: {event.reason}; asked to say it again")
+        return self._carry_out(self._decide(event), early=False)
+
+    def _decide(self, event: Transcript | NotRecognized) -> Decision:
+        """``policy.decide`` with the moment: the question open, the near miss kept (if it came
+        within ``again_seconds``), and whether the session asks before a doubted command that
+        ``confirms`` (asked only then)."""
+        missed = None
+        if self._missed is not None and time.monotonic() - self._missed[1] <= self.settings.again_seconds:
+            missed = self._missed[0]
+        intents = self.ear.sentences.intents
+        session_asks = False
+        if isinstance(event, (Doubted, NearMiss)) and event.command is not None:
+            intent = intents.get(event.command.intent)
+            session_asks = intent is not None and intent.confirms and self.session.asks_before(event.command)
+        return decide(event, intents, asking=self._asking, push_to_talk=self.settings.push_to_talk,
+                      session_asks=session_asks, missed=missed)
+
+    def _carry_out(self, decision: Decision, early: bool) -> bool:
+        """Do what ``decision`` says: speak, act, remember the question or the near miss."""
+        if decision.note:
+            self.log(decision.note)
+        if decision.action is Action.NOTHING:
+            return False
+        now = time.monotonic()
+        self._asking = decision.asking
+        if decision.action is Action.LET_GO:
+            assert decision.missed is not None
+            self._missed = (decision.missed, now)
+            return False
+        self._missed = None
+        if decision.action is Action.ASK:
+            assert decision.asking is not None
+            self._asked_at = now
+            self.session.say(decision.asking.text[:1].upper() + decision.asking.text[1:] + "?")
+        elif decision.action is Action.REFUSED:
+            assert decision.command is not None
+            self.session.apply(decision.command)  # the rule's reason, spoken
+        elif decision.action in (Action.ACT, Action.ANSWER_YES):
+            assert decision.command is not None
+            self._act(decision.command, early)
+        else:  # SAY_AGAIN, ANSWER_NO
             self.session.say(SAY_AGAIN)
-            return True
-        if isinstance(event, NearMiss) and event.command is not None:
-            return self._missed_again(event)
-        if event.heard:
-            self.log(f"heard {event.heard!r}: {event.reason}; no action")
-        return False
-
-    def _take(self, command: Command, early: bool, doubted: Doubted | None = None) -> bool:
-        """A command heard: the answer to a question asked, a doubted costly command to ask about,
-        or a command to act on."""
-        asked, self._asking, self._missed = self._asking, None, None
-        if asked is not None and command.intent in ANSWERS:
-            if doubted is not None:  # a guessed answer is no answer: ask once more
-                self._ask(asked)
-            elif command.intent == "yes":
-                self._act(asked.command or command, early)  # what the question named
-            else:
-                self.session.say(SAY_AGAIN)
-            return True
-        if doubted is not None and self._ask_first(command):
-            if not ANSWERS <= set(self.ear.sentences.intents):
-                self.log(f"heard {doubted.heard!r} as {doubted.text!r} with doubt ({doubted.why}); "
-                         "no yes or no to ask with: asked to say it again")
-                self.session.say(SAY_AGAIN)
-                return True
-            self.log(f"heard {doubted.heard!r} as {doubted.text!r} with doubt ({doubted.why}); asking")
-            self._ask(doubted)
-            return True
-        self._act(command, early)
         return True
-
-    def _missed_again(self, event: NearMiss) -> bool:
-        """A command missed (the first pass took it and Whisper's veto dropped it, or Whisper wrote
-        something near it): nothing is done, unless the same command was missed just before
-        (``again_seconds``) with nothing taken since. Then the player is saying it again, unanswered
-        (table talk seldom lands near the same command twice running), and it is taken with doubt:
-        asked about ("Skill zero?"), as any doubted command."""
-        assert event.command is not None
-        now, last = time.monotonic(), self._missed
-        if last is None or not missed_again(last[0], event) or now - last[1] > self.settings.again_seconds:
-            self._missed = (event, now)
-            self.log(f"heard {event.heard!r}: {event.reason}; no action")
-            return False
-        how = "vetoed" if isinstance(event, Vetoed) and isinstance(last[0], Vetoed) else "missed"
-        doubted = Doubted(event.text, event.confidence, event.heard, event.command,
-                          why=f"{how} twice running: Whisper heard {last[0].heard!r}, then {event.heard!r}")
-        return self._take(event.command, early=False, doubted=doubted)
-
-    def _let_go(self, doubted: Doubted) -> bool:
-        """Whether a doubted command is let go the first time (kept as a near miss, acted on when
-        said again): a ``harmless`` one, unless it answers the question asked (a guessed yes or no
-        is asked again, ``_take``). Asking "Status?" costs the table what acting does; acting at
-        once reads out status or turns the volume on table talk and on commands half heard. Not
-        with push-to-talk: no table talk reaches the ear unpressed, and a player who pressed and
-        spoke would hear nothing; a harmless command is acted on at once, as it costs nothing."""
-        assert doubted.command is not None
-        if self.settings.push_to_talk or (self._asking is not None and doubted.command.intent in ANSWERS):
-            return False
-        intent = self.ear.sentences.intents.get(doubted.command.intent)
-        return intent is not None and intent.harmless
-
-    def _ask(self, doubted: Doubted) -> None:
-        """Ask whether the doubted command is what was said: "Explore one two zero?"."""
-        self._asking, self._asked_at = doubted, time.monotonic()
-        self.session.say(doubted.text[:1].upper() + doubted.text[1:] + "?")
-
-    def _ask_first(self, command: Command) -> bool:
-        """Whether a doubted command is asked about: not when it loses nothing (``harmless``), nor
-        when it asks its own question before anything is lost (``confirms``: new game, shut down),
-        as it does now (a game over that undo could still take back is left without a question)."""
-        intent = self.ear.sentences.intents.get(command.intent)
-        if intent is None:
-            return True
-        if intent.harmless:
-            return False  # said twice running (``_let_go``): acted on, as asking would cost the same
-        return not (intent.confirms and self.session.asks_before(command))
 
     def _maybe_early(self) -> bool:
         if not (self._complete and self.settings.answer_early and self._steady >= self.settings.early_steady_blocks):
@@ -532,7 +461,7 @@ class LiveLoop:
             return False
         self.ear.reset()
         self._dirty = False
-        return self._take(command, early=True)
+        return self._carry_out(self._decide(Transcript(partial, command=command)), early=True)
 
     def _act(self, command: Command, early: bool) -> None:
         self._stop_talk()

@@ -15,8 +15,8 @@ from assistant.engine import Command
 from assistant.games.omega_virus.buttons import command_center_buttons
 from assistant.hearing.events import Doubted, Final, Transcript
 from assistant.hearing.pipeline import Cascade
-from assistant.live.loop import let_go
-from assistant.sentences import SentenceSet
+from assistant.live.policy import Action, decide
+from assistant.sentences import Intent, SentenceSet
 
 #: A stage the budget stopped (``Cascade.run``): "stopped: SPENT + EXPECTED s is over the budget".
 STOPPED = re.compile(r"stopped: ([0-9.]+) \+ ([0-9.]+) s ")
@@ -162,28 +162,35 @@ def harmless(sentences: SentenceSet, command: Command) -> bool:
 
 
 def asked_first(sentences: SentenceSet, result: Final) -> bool:
-    """Whether play asks before acting on ``result``: a command taken with doubt (``Doubted``) whose
-    intent is not ``harmless`` (``LiveLoop._take``: "Explore one zero zero?", acted on only after a
-    yes; a moment with no yes or no to ask with asks to say it again; an intent that ``confirms``
-    asks its own question instead: "Shut down? Say yes or no.")."""
-    return isinstance(result, Doubted) and result.command is not None and not harmless(sentences, result.command)
+    """Whether play asks before acting on ``result`` (``policy.decide``, always listening, nothing
+    asked yet: ``Action.ASK``): a command taken with doubt whose intent is not ``harmless``
+    ("Explore one zero zero?", acted on only after a yes). An intent that ``confirms`` counts as
+    asked too: play asks, or the session asks its own question instead ("Shut down? Say yes or
+    no."), so it is decided here as if the session did not."""
+    return decide(result, sentences.intents).action is Action.ASK
 
 
 def in_play(sentences: SentenceSet, result: Final) -> Final:
     """``result`` as play, always listening (as the benchmarks hear), takes it the first time it is
-    heard (push-to-talk acts on it at once): a command taken with doubt whose
-    intent is harmless is let go, kept as a near miss (``LiveLoop._let_go``, ``loop.let_go``), and
-    acted on only when said again; anything else as it is."""
-    if isinstance(result, Doubted) and result.command is not None and harmless(sentences, result.command):
-        return let_go(result)
+    heard (``policy.decide``; push-to-talk acts on it at once): a command taken with doubt whose
+    intent is harmless is let go, kept as a near miss (``policy.let_go``), and acted on only when
+    said again; anything else as it is."""
+    decision = decide(result, sentences.intents)
+    if isinstance(result, Doubted) and decision.action is Action.LET_GO and decision.missed is not None:
+        return decision.missed
     return result
 
 
 def as_played(row: dict[str, Any]) -> dict[str, Any]:
-    """A kept row (what hearing decided) as play takes it the first time (``in_play``): a doubted
-    command not asked about is harmless, so it is let go: nothing taken, a near miss of it kept
-    ("let_go"). Rows keep what hearing decided, so a change of play's rule needs no clip heard again."""
-    if row["got"] == "nothing" or not row.get("doubted") or row["asked"]:
+    """A kept row (what hearing decided) as play takes it the first time (``policy.decide``, as
+    ``in_play``): a doubted command not asked about is harmless, so it is let go: nothing taken, a
+    near miss of it kept ("let_go"). Rows keep what hearing decided, so a change of play's rule
+    needs no clip heard again: the row's command stands in, harmless when it was not asked."""
+    if row["got"] == "nothing" or not row.get("doubted"):
+        return row
+    name = str(row["got"]).split(" ", 1)[0]  # "intent {slots}": the slots do not change the rule
+    intents = {name: Intent(name, [], harmless=not row["asked"])}
+    if decide(Doubted(str(row["got"]), command=Command(name)), intents).action is not Action.LET_GO:
         return row
     return {**row, "got": "nothing", "ok": row.get("expected") is None, "near": row["got"], "let_go": True}
 
