@@ -173,7 +173,7 @@ class Intent:
     sources: list[str] = field(default_factory=list)
     #: acting on it by mistake loses nothing (repeat, help, status, louder): a command of it heard
     #: with doubt is never asked about; it is let go the first time and acted on when said again
-    #: (``LiveLoop._let_go``; ``harmless: true`` in the sentences file)
+    #: (``live.policy.lets_go``; ``harmless: true`` in the sentences file)
     harmless: bool = False
     #: it asks its own yes-or-no question before anything is lost ("Shut down? Say yes or no."): a
     #: command of it heard with doubt is acted on, and that question is the only one asked

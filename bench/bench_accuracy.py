@@ -577,7 +577,7 @@ def second_take(speaker: Speaker) -> Speaker:
 def hear_again(ear: Any, game: str, expected: Command, first: Final, clip: np.ndarray) -> dict[str, Any]:
     """A command missed (``first``, as play took it: ``in_play``), said again at once (``clip``):
     what the live loop makes of the two. The second heard (right or wrong, asked first or not), or
-    both misses near the same command (``live.loop.missed_again``: taken with doubt, so asked about
+    both misses near the same command (``live.policy.missed_again``: taken with doubt, so asked about
     unless harmless; right or wrong), or nothing still."""
     again = in_play(ear.sentences, ear.hear(clip))
     if isinstance(again, Transcript) and again.command is not None:

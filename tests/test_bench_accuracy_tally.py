@@ -62,7 +62,7 @@ def test_the_box_s_costly_commands_heard_with_doubt_are_asked_first(words: str) 
 
 
 def test_a_doubted_harmless_command_is_let_go_in_play_as_the_live_loop_does() -> None:
-    """``in_play`` is the loop's own near miss (``loop.let_go``): a doubted repeat is kept near
+    """``in_play`` is play's own near miss (``policy.let_go``): a doubted repeat is kept near
     "repeat", not taken; a costly one or one heard without doubt is as it was. A kept row of a
     doubted harmless command, right or wrong, is a miss near it (``as_played``)."""
     sentences = game_module("omega-virus").sentences()
