@@ -314,7 +314,7 @@ def setup_main(args: argparse.Namespace, config: Config, out: TextIO | None = No
             try:
                 step()
             except KeyboardInterrupt:  # Ctrl-C: nothing after it, and the download is kept
-                print(f"\n{label}: stopped; what was downloaded is kept, and `assistant setup` goes on from "
+                print(f"\n{label}: stopped; what was downloaded is kept, and `{again}` goes on from "
                       "there.\nSet-up is not complete: see above.", file=out)
                 return STOPPED
             except NoNetwork as error:

@@ -212,7 +212,7 @@ def test_ctrl_c_in_setup_s_download_keeps_it_and_the_next_setup_goes_on_from_the
         config = tmp_path / "config.yaml"
         config.write_text(f"hearing:\n  models_dir: {models}\n  vosk_url: {server.url}\n"
                           f"  vosk_sha256: {hashlib.sha256(data).hexdigest()}\n", encoding="utf-8")
-        command = [sys.executable, "-m", "assistant", "--config", str(config), "setup", "--skip-voices"]
+        command = [sys.executable, "-m", "assistant", "--config", str(config), "setup", "--skip-voices", "--vosk"]
         out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
         with out.open("w") as stdout, err.open("w") as stderr:
             proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, text=True,
@@ -223,7 +223,7 @@ def test_ctrl_c_in_setup_s_download_keeps_it_and_the_next_setup_goes_on_from_the
         printed, report = out.read_text(), err.read_text()
         assert code == 130 and report == "", (code, report)
         assert printed.splitlines()[-2:] == [
-            "Speech model: stopped; what was downloaded is kept, and `assistant setup` goes on from there.",
+            "Speech model: stopped; what was downloaded is kept, and `assistant setup --vosk` goes on from there.",
             "Set-up is not complete: see above."], printed
         assert took < 10, took
         kept = part.stat().st_size

@@ -286,7 +286,8 @@ class SpokenAnnouncer:
 
     def _play(self, items: list[Output], timing: Timing, printed: list[int]) -> BaseException | None:
         """Play the items once through the sink; the first sound error, or None. Lines are
-        printed as their audio starts (``printed`` counts them across replays)."""
+        printed as their audio starts, or as it fails (a dead speaker's line is read on the screen
+        while the game waits; ``printed`` counts them across replays)."""
         sink = self.sink
         if sink is None and self.retry_seconds is not None and self._device is not None:
             try:  # missing at start, or released for a device rescan: open it now
@@ -311,13 +312,11 @@ class SpokenAnnouncer:
                 if item is _DONE:
                     break
                 index, audio, rate = item
-                if failed is not None:
-                    continue  # let the producer finish; what was not heard is printed once it is
-                while printed[0] <= index:
+                while printed[0] <= index:  # printed as it starts, or as it fails: the terminal shows it
                     self._echo(items[printed[0]])
                     printed[0] += 1
-                if sink is None:
-                    continue
+                if sink is None or failed is not None:
+                    continue  # let the producer finish
                 if timing.first_audio_at is None and index >= 0:
                     timing.first_audio_at = time.monotonic()
                 try:
