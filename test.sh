@@ -9,4 +9,6 @@ cd "$(dirname "$0")"
 EXTRA_APT_PACKAGES="chromium chromium-driver systemd shellcheck qemu-user" ASSISTANT_EXTRAS="test,whisper-base" . scripts/ensure-env.sh
 .venv/bin/ruff check assistant tests bench
 .venv/bin/mypy
-.venv/bin/python -m pytest -q "$@"
+# two processes (pytest-xdist): the real-audio tests mostly wait on sound played in real time, so
+# the run takes about two thirds of one process's time; `./test.sh -n 0` runs in one process
+.venv/bin/python -m pytest -q -n 2 "$@"

@@ -19,15 +19,18 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFTEST = "from tests.support.leftovers import pytest_sessionfinish, pytest_sessionstart, pytest_terminal_summary\n"
 
 
-def scratch_run(folder: Path, test: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def scratch_run(folder: Path, test: str, env: dict[str, str] | None = None,
+                workers: int = 0) -> subprocess.CompletedProcess[str]:
     """``pytest`` in ``folder`` (its own root: a pytest.ini, a .gitignore that ignores
-    everything, and the check's hooks in its conftest) on one test file holding ``test``."""
+    everything, and the check's hooks in its conftest) on one test file holding ``test``;
+    split over ``workers`` processes (pytest-xdist, as ./test.sh runs) when not 0."""
     folder.mkdir(exist_ok=True)
     (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     (folder / ".gitignore").write_text("*\n", encoding="utf-8")
     (folder / "conftest.py").write_text(CONFTEST, encoding="utf-8")
     (folder / "test_scratch.py").write_text(test, encoding="utf-8")
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_scratch.py"],
+    split = ["-n", str(workers)] if workers else []
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *split, "test_scratch.py"],
                           cwd=folder, capture_output=True, text=True, timeout=120,
                           env={**(env or os.environ), "PYTHONPATH": str(ROOT)})
 
@@ -48,6 +51,16 @@ def test_a_file_left_in_the_checkout_fails_the_run(tmp_path: Path, where: str) -
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 passed" in done.stdout and "leftovers" in done.stdout
     assert f"new: {where}" in done.stdout
+
+
+def test_a_run_split_over_processes_is_checked_once_by_the_main_one(tmp_path: Path) -> None:
+    """./test.sh splits the run over two processes: a file one of them leaves still fails the
+    run, said once (the main process compares, after every worker has ended)."""
+    test = ("from pathlib import Path\n\ndef test_writes():\n    (Path(__file__).parent / 'left.txt').write_text('x')\n"
+            "\ndef test_nothing():\n    pass\n")
+    done = scratch_run(tmp_path / "checkout", test, workers=2)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "2 passed" in done.stdout and done.stdout.count("new: left.txt") == 1, done.stdout
 
 
 def scratch_home(tmp_path: Path) -> dict[str, str]:
@@ -119,6 +132,20 @@ def test_a_run_with_its_own_sound_server_leaves_the_home_folder_alone(tmp_path: 
     done = scratch_run(tmp_path / "checkout", AUDIO_TEST, {**env, "XDG_CONFIG_HOME": str(tmp_path / "home/.config")})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout and "leftovers" not in done.stdout
+    assert list((tmp_path / "home").iterdir()) == []
+
+
+@pytest.mark.audio
+def test_a_split_run_shares_one_sound_server_and_leaves_nothing(tmp_path: Path) -> None:
+    """Two processes playing and recording at once (./test.sh's split run): the main process
+    starts the server before the workers, so neither stops it under the other; the run passes
+    and leaves the home folder as it found it."""
+    env = {key: value for key, value in isolated(tmp_path).items() if key != "XDG_RUNTIME_DIR"}
+    twice = AUDIO_TEST + AUDIO_TEST.split("def test_plays_and_records", 1)[1].join(["\n\ndef test_again", ""])
+    done = scratch_run(tmp_path / "checkout", twice, {**env, "XDG_CONFIG_HOME": str(tmp_path / "home/.config")},
+                       workers=2)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout and "leftovers" not in done.stdout
     assert list((tmp_path / "home").iterdir()) == []
 
 

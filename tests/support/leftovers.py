@@ -113,22 +113,33 @@ FOUND = pytest.StashKey[list[str]]()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    from tests.audio_env import prepare
+    """Notes the machine's state. In a run split over processes (pytest-xdist, ``-n``) the main
+    process notes it and checks it at the end, and starts the sound server before the workers
+    start, so that they all use one server and none stops it under another; a worker only
+    points its clients at it."""
+    from tests.audio_env import AudioEnvError, ensure_audio, prepare
 
     server = prepare()  # before the snapshot: from now on no client looks for a server in ~/.config/pulse
+    if hasattr(session.config, "workerinput"):
+        return
     devices = default_devices(server)
     session.config.stash[BEFORE] = Before(snapshot(session.config.rootpath),
                                           home_snapshot(Path.home(), devices is not None), devices)
+    if session.config.pluginmanager.hasplugin("dsession"):
+        try:
+            ensure_audio()
+        except AudioEnvError:
+            pass  # the tests that need it say why
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     before = session.config.stash.get(BEFORE, None)
-    if before is None:
-        return
     audio = sys.modules.get("tests.audio_env")
     if audio is not None:  # the test devices go, and a server the tests started, before we compare
         audio.release()  # type: ignore[attr-defined]
         audio.stop_started_audio()  # type: ignore[attr-defined]
+    if before is None:  # a worker of a split run: the main process compares
+        return
     found = [f"{line} (in {session.config.rootpath})"
              for line in differences(before.files, snapshot(session.config.rootpath))]
     found += [f"{line} (in the home folder, {Path.home()})"
