@@ -58,7 +58,7 @@ off in turn (``ABLATION``: stage name -> the settings that switch it off), and t
 alone, and prints per stage the change in commands right, WRONG (and WRONG acted on), table
 talk taken and CPU.
 
-Results go to ``bench/results/<name>.md`` and ``.json`` (``--results``; the header gives the
+Results go to ``bench/results/<name>.md``, its figures as JSON at the end (``--results``; the header gives the
 command, date, machine, commit and ``--note`` lines). Clips are cached under --cache (default:
 a temp folder); with --cache, each engine's results are also kept (``DIR/results/``) keyed by
 the clip, its grammar, the settings, the hearing code and the sentence files: a stopped run
@@ -693,7 +693,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "results heard before (without --fresh) are not said again")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--results", default=None,
-                        help="write bench/results/NAME.md and .json (default: bench_accuracy, or "
+                        help="write bench/results/NAME.md (default: bench_accuracy, or "
                         "bench_accuracy_ablation with --ablation; '' : none)")
     parser.add_argument("--note", action="append", default=[], help="a line for the results file's header")
     parser.add_argument("--config", help="settings file (default: ./config.yaml)")

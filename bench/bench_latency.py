@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--whisper-model", default=DEFAULT_WHISPER_MODEL, choices=list(KNOWN_MODELS),
                         help="hearing.whisper.model for the hybrid and Whisper")
     parser.add_argument("--results", default="bench_latency",
-                        help="write bench/results/NAME.md and .json ('' : none)")
+                        help="write bench/results/NAME.md ('' : none)")
     args = parser.parse_args(argv)
     results = Results(args.results or "unused", "Latency of the live loop: end of speech to the answer",
                       ["bench/bench_latency.py", *(sys.argv[1:] if argv is None else argv)])

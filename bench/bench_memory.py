@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the Piper voice whole, as before its decoder ran in windows "
                              "(assistant/voice/vocoder.py): its memory grows with the sentence")
     parser.add_argument("--results", default="bench_memory",
-                        help="write bench/results/NAME.md and .json ('' : none)")
+                        help="write bench/results/NAME.md ('' : none)")
     args = parser.parse_args(argv)
     results = Results(args.results or "unused", "Peak memory of hands-free play",
                       ["bench/bench_memory.py", *(sys.argv[1:] if argv is None else argv)])

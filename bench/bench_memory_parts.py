@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="omega-virus")
     parser.add_argument("--results", default="bench_memory_parts",
-                        help="write bench/results/NAME.md and .json ('' : none)")
+                        help="write bench/results/NAME.md ('' : none)")
     args = parser.parse_args(argv)
     results = Results(args.results or "unused", "What the assistant holds, part by part",
                       ["bench/bench_memory_parts.py", *(sys.argv[1:] if argv is None else argv)])

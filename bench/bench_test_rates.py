@@ -13,7 +13,7 @@ What is measured (a right command is the one said; a wrong command is another on
   the same with Whisper base (tests/test_hearing_whisper_base.py), unless --no-base;
   PocketSphinx with the whole game listened for, the 14 commands of
   tests/test_hearing_pocketsphinx.py, and the chatter of that file while a move is awaited.
-Results: bench/results/bench_test_rates.md and .json.
+Results: bench/results/bench_test_rates.md (its figures as JSON at the end).
 """
 
 from __future__ import annotations

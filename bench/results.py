@@ -1,8 +1,9 @@
 """Results files: what a benchmark printed, under a header that says how to get it again.
 
-Each benchmark writes ``bench/results/<name>.md`` (and ``<name>.json`` when it has figures to
-give): the exact command, the date, the machine (CPU model, cores, load when it started) and
-the commit, marked "dirty" when the tree had changes. The README and docs link to these files
+Each benchmark writes one file, ``bench/results/<name>.md``: the exact command, the date, the
+machine (CPU model, cores, load when it started) and the commit, marked "dirty" when the tree
+had changes, then what it printed, then its figures as JSON when it has figures to give
+(``figures`` reads them back). The README and docs link to these files
 instead of quoting figures.
 """
 
@@ -59,6 +60,20 @@ def header(argv: Sequence[str], notes: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
+#: The heading above a results file's figures
+FIGURES = "## Figures"
+
+
+def figures(path: Path) -> dict[str, Any]:
+    """The figures a results file holds (its JSON block), or {} when it has none."""
+    text = path.read_text(encoding="utf-8")
+    if FIGURES not in text:
+        return {}
+    block = text.split(FIGURES, 1)[1].split("```json\n", 1)[1].rsplit("\n```", 1)[0]
+    data: dict[str, Any] = json.loads(block)
+    return data
+
+
 class _Tee(io.TextIOBase):
     """Writes to the terminal and keeps a copy."""
 
@@ -110,8 +125,8 @@ class Results:
             self.write()
 
     def write(self, folder: Path = RESULTS, extra: str = "") -> Path:
-        """``folder/<name>.md`` (and ``.json`` when there are figures), the output so far and
-        ``extra`` after it; returns the .md path."""
+        """``folder/<name>.md``: the header, the output so far and ``extra`` after it, and the
+        figures (a JSON block) when there are any; returns its path."""
         folder.mkdir(parents=True, exist_ok=True)
         kept = (self._tee.kept.getvalue() if self._tee is not None else "") + extra
         top = self.header or header(self.argv)
@@ -119,10 +134,10 @@ class Results:
         if self.notes:
             top += "\n" + "\n".join(f"- {note}" for note in self.notes)
         path = folder / f"{self.name}.md"
-        path.write_text(f"# {self.title}\n\n{top}\n\n```text\n{kept.rstrip()}\n```\n", encoding="utf-8")
+        text = f"# {self.title}\n\n{top}\n\n```text\n{kept.rstrip()}\n```\n"
         if self.figures:
-            data = {"command": self.argv, "header": top, **self.figures}
-            (folder / f"{self.name}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            text += f"\n{FIGURES}\n\n```json\n{json.dumps({'command': self.argv, **self.figures}, indent=1)}\n```\n"
+        path.write_text(text, encoding="utf-8")
         print(f"results written to {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}",
               file=sys.stderr)
         return path
