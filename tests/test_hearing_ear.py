@@ -108,10 +108,10 @@ def test_partial_marks_a_complete_command_that_cannot_grow() -> None:
     rec = Scripted([Partial("explore one zero"), Partial("explore one zero zero"), Partial("attack the red"),
                     Partial("pass")])
     ear = Ear(rec, OMEGA, ["explore", "attack", "pass"])
-    assert ear.feed(b"") == Partial("explore one zero", complete=False)
-    assert ear.feed(b"") == Partial("explore one zero zero", complete=True)
-    assert ear.feed(b"") == Partial("attack the red", complete=False)  # "... commando" may follow
-    assert ear.feed(b"") == Partial("pass", complete=True)
+    assert ear.feed(b"") == Partial("explore one zero")
+    assert ear.feed(b"") == Partial("explore one zero zero", Command("explore", {"d1": "1", "d2": "0", "d3": "0"}))
+    assert ear.feed(b"") == Partial("attack the red")  # "... commando" may follow
+    assert ear.feed(b"") == Partial("pass", Command("pass"))
 
 
 def test_hear_takes_the_first_final_or_the_end() -> None:

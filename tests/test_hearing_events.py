@@ -12,7 +12,7 @@ from assistant.hearing.events import Event, NotRecognized, Partial, Transcript, 
 
 @pytest.mark.parametrize("event", [
     Partial("explore one"),
-    Partial("pass", complete=True),
+    Partial("pass", Command("pass")),
     Transcript("explore one zero zero", 0.93, "explore one zero zero",
                Command("explore", {"d1": "1", "d2": "0", "d3": "0"})),
     Transcript("shields zero and two", 0.5, "shields zero and two and", Command("shields", {"b1": "0", "b2": "2"}),

@@ -128,9 +128,10 @@ def test_one_recognizer_and_grammar_swaps() -> None:
 def test_partials_finals_and_confidence() -> None:
     rec, made = make()
     ear = Ear(rec, OMEGA, ["explore", "pass"], min_confidence=0.5)
-    assert ear.feed(b"explore one") == Partial("explore one", complete=False)
+    assert ear.feed(b"explore one") == Partial("explore one")
     assert ear.feed(b"explore one") is None  # unchanged partial: nothing new
-    assert ear.feed(b"explore one two two") == Partial("explore one two two", complete=True)
+    assert ear.feed(b"explore one two two") == Partial("explore one two two",
+                                                          Command("explore", {"d1": "1", "d2": "2", "d3": "2"}))
     final = ear.feed(b"END")
     assert isinstance(final, Transcript) and final.command == Command("explore", {"d1": "1", "d2": "2", "d3": "2"})
     assert final.confidence == 1.0

@@ -238,7 +238,7 @@ def test_partials_come_before_the_final_and_mark_a_whole_command(maker: ClipMake
     assert events.index(finals[0]) > events.index(partials[-1])
     # "이 번" is a whole command that can still grow ("이 번 공 번"): not complete; the last is
     assert not any(p.complete for p in partials if p.text == "이 번"), partials
-    assert partials[-1] == Partial("이 번 공 번", complete=True), partials
+    assert partials[-1] == Partial("이 번 공 번", Command("buttons", {"first": "2", "second": "0"})), partials
 
 
 class Table:

@@ -30,15 +30,21 @@ from assistant.engine import Command
 class Partial:
     """Words recognized so far in an utterance that has not ended.
 
-    ``complete`` is set by the Ear when the words already are a whole command that no
-    longer sentence can extend, so a live loop may act before the end of speech.
+    ``command`` is set by the Ear (matched once, there) when the words already are a whole
+    command that no longer sentence can extend, so a live loop may act on it before the end of
+    speech (``complete``).
     """
 
     text: str
-    complete: bool = False
+    command: Command | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.command is not None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "partial", "text": self.text, "complete": self.complete}
+        return {"type": "partial", "text": self.text,
+                "command": self.command.to_json() if self.command is not None else None}
 
 
 @dataclass(frozen=True)
@@ -156,9 +162,9 @@ Final = Transcript | NotRecognized
 def event_from_dict(data: dict[str, Any]) -> Event:
     """The inverse of ``to_dict`` (events cross process boundaries as JSON lines)."""
     kind = data.get("type")
-    if kind == "partial":
-        return Partial(str(data["text"]), bool(data.get("complete", False)))
     command = data.get("command")
+    if kind == "partial":
+        return Partial(str(data["text"]), Command.from_json(command) if command else None)
     if kind == "transcript":
         heard = (str(data["text"]), float(data.get("confidence", 1.0)), str(data.get("heard", "")),
                  Command.from_json(command) if command else None, bool(data.get("snapped", False)),

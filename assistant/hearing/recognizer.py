@@ -203,9 +203,10 @@ class Ear:
             return final
         if isinstance(event, Partial):
             words = self.sentences.words(event.text)
-            complete = (bool(words) and self.sentences.match(words, self.graph.intents) is not None
-                        and not self.sentences.is_prefix(words, self.graph.intents))
-            return Partial(event.text, complete)
+            command = self.sentences.match(words, self.graph.intents) if words else None
+            if command is not None and self.sentences.is_prefix(words, self.graph.intents):
+                command = None  # a longer sentence may still follow ("attack the red" ... "commando")
+            return Partial(event.text, command)
         return None
 
     def finish(self) -> Final:
@@ -232,19 +233,19 @@ class Ear:
             return result  # what the speech was heard as, not its echo's ("Okay." for a room's tail)
         return final
 
-    def doubt(self, partial: str) -> str:
-        """Why the partial words of the utterance under way should not be acted on yet ("" if
-        they may): the recognizer's own check (for answering early), and in the hybrid with
-        Whisper held to the grammar, Whisper's: the allowed sentence it finds likeliest for the
-        audio so far must be the same command (``pipeline.Closed.confirms``)."""
-        own = self.recognizer.doubt(partial)
+    def doubt(self, partial: Partial) -> str:
+        """Why the partial words of the utterance under way (``feed``'s, with the command they
+        already are) should not be acted on yet ("" if they may): the recognizer's own check (for
+        answering early), and in the hybrid with Whisper held to the grammar, Whisper's: the
+        allowed sentence it finds likeliest for the audio so far must be the same command
+        (``pipeline.Closed.confirms``)."""
+        if partial.command is None:
+            return "not a command"
+        own = self.recognizer.doubt(partial.text)
         second = self.second
         if own or second is None or not second.settings.closed:
             return own
-        command = self.sentences.match(self.sentences.words(partial), self.graph.intents)
-        if command is None:
-            return "not a command"
-        why = Closed.confirms(self, second.transcriber, second.settings, b"".join(self._audio), command)
+        why = Closed.confirms(self, second.transcriber, second.settings, b"".join(self._audio), partial.command)
         # nothing reads on from the audio so far (an early answer is said next; a wait hears the
         # whole utterance, encoded anew): its voice's peak need not sit on top of the search's reading
         second.transcriber.let_go()

@@ -143,8 +143,8 @@ class LiveLoop:
     _ear_problem: str = ""
     _last_block_at: float = 0.0
     _dirty: bool = False
-    _partial: str = ""
-    _complete: bool = False
+    #: the words so far of the utterance under way, when they already are a whole command
+    _partial: Partial | None = None
     _steady: int = 0
     #: Push-to-talk: listening is open until this monotonic time (None: closed).
     _talk_until: float | None = None
@@ -350,7 +350,7 @@ class LiveLoop:
     def _talk_time_up(self) -> bool:
         """The press's time is up: what was said so far is the utterance, ended here."""
         self._stop_talk()
-        self._partial, self._complete, self._steady = "", False, 0
+        self._partial, self._steady = None, 0
         if not self._dirty:
             return False
         return self._handle_final(self.ear.finish())
@@ -376,12 +376,12 @@ class LiveLoop:
         self._ear_problem = ""
         if isinstance(event, Partial):
             # Partial words can still change: act early only once a whole command held still.
-            self._partial, self._complete, self._steady = event.text, event.complete, 0
+            self._partial, self._steady = (event if event.complete else None), 0
             return self._maybe_early()
         if event is None:
             self._steady += 1
             return self._maybe_early()
-        self._partial, self._complete, self._steady = "", False, 0
+        self._partial, self._steady = None, 0
         return self._handle_final(event)
 
     def _ear_failed(self, error: Exception) -> bool:
@@ -389,7 +389,7 @@ class LiveLoop:
         if problem != self._ear_problem:
             self.log(f"recognizer failed ({problem}); what was being said is dropped")
         self._ear_problem = problem
-        self._partial, self._complete, self._steady, self._dirty = "", False, 0, False
+        self._partial, self._steady, self._dirty = None, 0, False
         try:
             self.ear.reset()
         except Exception as reset_error:
@@ -447,21 +447,19 @@ class LiveLoop:
         return True
 
     def _maybe_early(self) -> bool:
-        if not (self._complete and self.settings.answer_early and self._steady >= self.settings.early_steady_blocks):
-            return False
-        words = self.ear.sentences.words(self._partial)
-        command = self.ear.sentences.match(words, self.ear.graph.intents)
+        """Act on the words so far when they are a whole command (``Partial.command``, matched by
+        the Ear) that held still and nothing doubts; else wait for the end of speech."""
         partial = self._partial
-        self._partial, self._complete, self._steady = "", False, 0
-        if command is None:
+        if partial is None or not self.settings.answer_early or self._steady < self.settings.early_steady_blocks:
             return False
+        self._partial, self._steady = None, 0
         doubt = self.ear.doubt(partial)
-        if doubt:
-            self.log(f"heard {partial!r} so far: {doubt}; waiting for the end")
+        if doubt or partial.command is None:
+            self.log(f"heard {partial.text!r} so far: {doubt}; waiting for the end")
             return False
         self.ear.reset()
         self._dirty = False
-        return self._carry_out(self._decide(Transcript(partial, command=command)), early=True)
+        return self._carry_out(self._decide(Transcript(partial.text, command=partial.command)), early=True)
 
     def _act(self, command: Command, early: bool) -> None:
         self._stop_talk()
