@@ -27,6 +27,18 @@ RETIRED: dict[str, str] = {f"hearing.whisper.{key}": _STAGE_GONE for key in (
 RETIRED.update({f"hearing.whisper.{key}": "Whisper's free text is written over its own 30 s window whenever the "
                 "grammar search is not clear (a window cut shorter made it write real people's button entries twice: "
                 "docs/hearing.md, \"The free text\")." for key in ("window", "free_text")})
+#: Switches that served a study: their shipped behaviour is now the only one
+RETIRED.update({f"hearing.whisper.{key}": why for key, why in {
+    "closed_first": "the grammar search always looks first; the switch served a study.",
+    "closed_strict": "a command is acted on only when the grammar search finds it clearly likeliest (or the first "
+                     "pass heard it too); the switch served a study.",
+    "closed_reads": "a clear best sentence is always heard when Whisper's own reading says its command; the switch "
+                    "served a study.",
+    "spare_first_pass": "the first pass's end-of-speech work is always left undone when the grammar search does not "
+                        "need it; the switch served a study.",
+    "closed_span": "how far the grammar search looks below its best sentence is fixed; the setting served a study.",
+    "closed_window": "the grammar search always hears only the utterance; the switch served a study.",
+}.items()})
 
 T = TypeVar("T")
 

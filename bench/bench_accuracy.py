@@ -186,10 +186,6 @@ ABLATION: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     # first setting it declares; the third field names the stage (see ``unchanged_without``)
     *((f"stage {stage.name}", {stage.SETTINGS[0].key: type(stage.SETTINGS[0].default)(0)}, stage.name)
       for stage in Cascade().stages if stage.SETTINGS[0].default),
-    # the closed stage's two rules of order: its first look before the free text, and holding
-    # the free text's commands to its margin
-    ("closed first look", {"hearing.whisper.closed_first": False}, None),
-    ("closed strict", {"hearing.whisper.closed_strict": False}, None),
     # the free text's stages read Whisper's own reading by default (hearing.whisper.free_text
     # off): this row has Whisper write the free text for them again
     ("the own reading in the free text's place", {"hearing.whisper.free_text": True}, None),

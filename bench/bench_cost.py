@@ -275,7 +275,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ear = open_ear(settings, sentences, engine="hybrid", fallback=False)
         # the first pass's work once speech has ended: PocketSphinx ends its live pass (``_end``),
         # then decodes the whole utterance once more in one piece and checks its phones (``_read``:
-        # left undone when the grammar search decides without it, ``spare_first_pass``); what it
+        # left undone when the grammar search decides without it); what it
         # does while the player speaks (its live pass, partials) is the rest of its time
         ending = Meter()
         first_pass: Any = ear.recognizer

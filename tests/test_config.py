@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.config import Config, default_state_dir, state_dir
+from assistant.config import RETIRED, Config, default_state_dir, state_dir
 from assistant.games import omega_virus
 from assistant.games.omega_virus.engine import Settings
 from assistant.hearing import HearingSettings
@@ -269,3 +269,18 @@ def test_a_state_folder_under_proc_is_reported_truthfully_in_play(tmp_path: Path
     assert ("the state folder /proc/omega-state cannot be made: /proc takes no new folders (it is not a folder "
             "on a disk)") in result.stderr, result.stderr
     assert "part of its path is not a folder" not in result.stderr
+
+
+def test_the_studies_switches_are_no_longer_settings() -> None:
+    """Settings that existed only so that studies could turn part of the grammar search off are
+    gone, their shipped behaviour the only one: a config that still sets one is told it is
+    ignored, and plays on with the defaults."""
+    study = [key for key, why in RETIRED.items() if "served a study" in why]
+    assert len(study) == 6, study
+    text = "hearing:\n  whisper:\n" + "".join(f"    {key.rsplit('.', 1)[1]}: false\n" for key in study)
+    old = Config.from_text(text, Path("my.yaml"))
+    assert HearingSettings.from_config(old) == HearingSettings()
+    for line, key in enumerate(study, start=3):
+        assert any(p.startswith(f"my.yaml line {line}: {key!r} is no longer a setting") and "It is ignored" in p
+                   for p in old.problems), (key, old.problems)
+    assert len(old.problems) == len(study), old.problems

@@ -172,7 +172,7 @@ def test_stream_with_two_commands_gives_two_finals_and_partials(maker: ClipMaker
 
 
 def test_a_reading_put_off_is_the_same_reading(maker: ClipMaker) -> None:
-    """With ``defer_reading`` (the hybrid's ``spare_first_pass``) the end of an utterance gives a
+    """With ``defer_reading`` (the hybrid's: ``open_ear`` sets it) the end of an utterance gives a
     ``Deferred`` transcript at once; settled, it is what the recognizer would have given, doubt
     and all: a command in noise, and table talk the phone check doubts."""
     eager, later = (open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, move_intents()) for _ in range(2))

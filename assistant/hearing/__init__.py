@@ -89,12 +89,6 @@ class HearingSettings:
     closed_stop: float = default("hearing.whisper.closed_stop")
     closed_reject_fit: float = default("hearing.whisper.closed_reject_fit")
     closed_tail: int = default("hearing.whisper.closed_tail")
-    closed_window: bool = default("hearing.whisper.closed_window")
-    closed_first: bool = default("hearing.whisper.closed_first")
-    closed_strict: bool = default("hearing.whisper.closed_strict")
-    closed_reads: bool = default("hearing.whisper.closed_reads")
-    spare_first_pass: bool = default("hearing.whisper.spare_first_pass")
-    closed_span: float = default("hearing.whisper.closed_span")
 
     def without(self, *stages: str) -> HearingSettings:
         """These settings with the named stages of the hybrid switched off (an ablation):
@@ -322,7 +316,7 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
                 raise
             if warn is not None:
                 warn(f"{error} Listening without Whisper's second opinion.")
-    if opinion is not None and settings.spare_first_pass and isinstance(recognizer, BaseRecognizer):
+    if opinion is not None and isinstance(recognizer, BaseRecognizer):
         recognizer.defer_reading = True  # Whisper's grammar search often decides without it
     spec = RECOGNIZERS[recognizer.name]
     ear = Ear(recognizer, sentences, intents, snap_edits=settings.snap_edits,

@@ -17,14 +17,14 @@ time it cost:
                   about), and when they took nothing, that sentence is taken when it is clear
                   enough.
 
-The closed stage also looks first (``closed_first``): its search runs right after the first
-pass, on the utterance's own short encoding, and a best sentence it would take (``verdict``) is
-taken at once, one it would ask about is asked about at once; the stages above, whose free text
-costs Whisper's encoder over its own 30 s window, run only when its rule takes nothing. The
-search is made once an utterance: the last word reads the first look's.
+The closed stage also looks first: its search runs right after the first pass, on the
+utterance's own short encoding, and a best sentence it would take (``verdict``) is taken at
+once, one it would ask about is asked about at once; the stages above, whose free text costs
+Whisper's encoder over its own 30 s window, run only when its rule takes nothing. The search is
+made once an utterance: the last word reads the first look's.
 The first pass's own work at the end of speech (PocketSphinx's decode in one piece and its
 phone check) is done only when something needs its command (``Case.first``): a best sentence
-the rule hears whatever the first pass took needs none (``spare_first_pass``).
+the rule hears whatever the first pass took needs none.
 
 Every stage has a stable short name and one switch setting (``Stage.switch``): off, it is
 skipped (``veto`` off lets the first pass's command stand). ``HearingSettings.without(*names)``
@@ -68,6 +68,7 @@ from assistant.hearing.events import (
 from assistant.schema import Setting
 
 if TYPE_CHECKING:
+    from assistant.hearing import HearingSettings
     from assistant.hearing.closed import Sentence
     from assistant.hearing.grammar import WordGraph
     from assistant.sentences import SentenceSet
@@ -122,31 +123,6 @@ class Ear(Protocol):
     def prompt(self) -> str: ...
 
     def spot(self, text: str) -> Final: ...
-
-
-class HearingSettings(Protocol):
-    """What the stages read of ``assistant.hearing.HearingSettings`` (a Protocol, so this module
-    does not import the package that imports it); a stage's switch is read by its field name."""
-
-    hypotheses: int
-    confirm_distance: float
-    as_sentences_within: float
-    budget_seconds: float
-    closed: bool
-    closed_beam: int
-    closed_margin: float
-    closed_agree_margin: float
-    closed_agree_fit: float
-    closed_fit: float
-    closed_ask_fit: float
-    closed_stop: float
-    closed_tail: int
-    closed_reject_fit: float
-    closed_window: bool
-    closed_first: bool
-    closed_strict: bool
-    closed_reads: bool
-    closed_span: float
 
 
 class Transcriber(Protocol):
@@ -346,6 +322,10 @@ class Look:
     held: HeldTo | None
 
 
+#: How far below the best sentence (natural log) the search follows others; each word followed costs a decoder call
+SPAN = 6.0
+
+
 class Closed(Stage):
     """Whisper held to the grammar (assistant/hearing/closed.py), run last, on what the stages
     before decided (``check``). A command they took stands when the allowed sentence Whisper
@@ -392,25 +372,6 @@ class Closed(Stage):
                 "many words after a sentence of the best command said at its start, unless the first pass took the "
                 "same command: talk that starts with a command (\"keep going, you're nearly there\"; 0: off).",
                 minimum=0, maximum=50),
-        Setting("hearing.whisper.closed_window", True, "Encode only the utterance, not Whisper's 30 s (about 20 "
-                "times cheaper)."),
-        Setting("hearing.whisper.closed_first", True, "Search the grammar before Whisper writes freely, and take "
-                "a best sentence that is clear at once, or ask about one a little farther (Whisper's free text, "
-                "which costs most, is then not written)."),
-        Setting("hearing.whisper.closed_strict", True, "Act on a command the stages above took only when its "
-                "sentence is also closed_margin likelier than another command's, or the first pass took it too; "
-                "else ask about it."),
-        Setting("hearing.whisper.closed_reads", True, "Hear the best sentence clear of the others (closed_margin) "
-                "also when Whisper's own reading of the utterance says its command (within confirm_distance), "
-                "however much likelier that reading is (closed_fit): \"Explore 100.\" for \"explore one zero "
-                "zero\"."),
-        Setting("hearing.whisper.spare_first_pass", True, "Leave the first pass's work at the end of speech (its "
-                "decode in one piece and its phone check) undone when the grammar search hears its best sentence "
-                "whatever the first pass took: the same answer, sooner."),
-        Setting("hearing.whisper.closed_span", 6.0, "How far below the best sentence (natural log) the search "
-                "follows others (never less than closed_margin: no decision turns on one further below; each "
-                "word followed costs a decoder call).",
-                minimum=0.0, maximum=50.0),
     )
 
     @staticmethod
@@ -430,16 +391,16 @@ class Closed(Stage):
             return "no"
         if held.margin < settings.closed_margin:
             return ""
-        if held.fit >= -settings.closed_fit or (settings.closed_reads and held.reads <= settings.confirm_distance):
+        if held.fit >= -settings.closed_fit or held.reads <= settings.confirm_distance:
             return "heard"
         return "doubted" if held.fit >= -settings.closed_ask_fit else ""
 
     @staticmethod
     def span(settings: HearingSettings) -> float:
-        """How far below the best sentence the search follows others: ``closed_span``, and never
+        """How far below the best sentence the search follows others: ``SPAN``, and never
         less than ``closed_margin`` (a sentence of another command further below changes no
         decision: its margin is enough either way)."""
-        return max(settings.closed_span, settings.closed_margin)
+        return max(SPAN, settings.closed_margin)
 
     @staticmethod
     def goes_on(held: HeldTo, settings: HearingSettings) -> bool:
@@ -459,9 +420,9 @@ class Closed(Stage):
 
     @staticmethod
     def clear(held: HeldTo, settings: HearingSettings) -> bool:
-        """Whether a command the free text took is clear enough to act on (``closed_strict``;
-        its best sentence already that command's): the first pass took it too (``agree``), or its
-        sentence is ``closed_margin`` likelier than any of another command."""
+        """Whether a command the free text took is clear enough to act on (its best sentence
+        already that command's): the first pass took it too (``agree``), or its sentence is
+        ``closed_margin`` likelier than any of another command."""
         return Closed.agree(held, settings) or held.margin >= settings.closed_margin
 
     def run(self, case: Case) -> Final | None:
@@ -476,7 +437,7 @@ class Closed(Stage):
             return case.look
         s = case.settings
         transcriber = case.transcriber
-        if not transcriber.listen(case.audio, s.closed_window):
+        if not transcriber.listen(case.audio, short=True):
             return None
         found = transcriber.held_to(case.ear.graph, s.closed_beam, span=self.span(s))
         reading, own = transcriber.own_reading()
@@ -506,9 +467,9 @@ class Closed(Stage):
         return case.look
 
     def first_look(self, case: Case) -> Final | None:
-        """Before Whisper writes freely (``closed_first``): the best allowed sentence, taken when
-        the rule would hear it (``verdict``) and asked about when it would ask; None: the rule
-        takes nothing, the free text's stages go on. (A question is not left to the free text:
+        """Before Whisper writes freely: the best allowed sentence, taken when the rule would
+        hear it (``verdict``) and asked about when it would ask; None: the rule takes nothing,
+        the free text's stages go on. (A question is not left to the free text:
         on the tuning clips that took the same commands right and wrong, asked about one more,
         and cost less.)"""
         look = self.look(case)
@@ -535,8 +496,8 @@ class Closed(Stage):
     def check(self, case: Case, decided: Final | None) -> Final:
         """The final say on what the stages before decided (``decided``; None: nothing yet).
         A command they took stands (heard) when the sentence Whisper finds likeliest is the same
-        command, and is asked about otherwise; when they took nothing, this stage's own rule
-        (``verdict``) decides. A command not allowed now, or an over-budget verdict, stands."""
+        command, clearly (``clear``), and is asked about otherwise; when they took nothing, this
+        stage's own rule (``verdict``) decides. A command not allowed now, or an over-budget verdict, stands."""
         s = case.settings
         if isinstance(decided, (NotAllowedNow, OverBudget)):
             return decided
@@ -554,7 +515,7 @@ class Closed(Stage):
         if taken is not None and isinstance(decided, Transcript):
             if command != taken or self.goes_on(held, s):
                 return _asked(decided, f"Whisper held to the grammar hears {best.text!r}")
-            if s.closed_strict and not self.clear(held, s):
+            if not self.clear(held, s):
                 return _asked(decided, f"Whisper held to the grammar finds {best.text!r} likeliest, but not clearly "
                                        f"(margin {held.margin:.1f} over another command)")
             return Transcript(decided.text, decided.confidence, decided.heard, taken, decided.snapped)
@@ -592,7 +553,7 @@ class Closed(Stage):
         the end of speech ("" when it need not): the allowed sentence Whisper finds likeliest for
         the audio so far is another command, or Whisper would go on writing after it. Agreeing,
         the two recognizers take it as the closed stage does (``verdict``: first pass the same)."""
-        if not transcriber.listen(audio, settings.closed_window):
+        if not transcriber.listen(audio, short=True):
             return "too short for Whisper"
         found = transcriber.held_to(ear.graph, settings.closed_beam, span=Closed.span(settings))
         if not found:
@@ -729,7 +690,7 @@ class Cascade:
     def decide(self, case: Case) -> Final:
         """The decision on ``case`` (a fresh utterance)."""
         self.steps, self.spent, case.clock = case.steps, 0.0, self.clock
-        if case.settings.closed_first and self.closed.on(case.settings):
+        if self.closed.on(case.settings):
             early = self._first_look(case)
             if early is not None:
                 return early
@@ -751,7 +712,7 @@ class Cascade:
         return [stage for stage in self.stages if stage is not self.closed]
 
     def _first_look(self, case: Case) -> Final | None:
-        """The grammar search before the free text (``closed_first``), when it fits the budget:
+        """The grammar search before the free text, when it fits the budget:
         a clear best sentence is taken at once."""
         stage = self.closed
         seconds = stage.per(case.audio)

@@ -21,7 +21,7 @@ import functools
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -32,7 +32,6 @@ from assistant.hearing.pipeline import (
     Cascade,
     Case,
     Closed,
-    HearingSettings,
     Step,
     Transcriber,
     prompt_as_sentences,
@@ -40,6 +39,9 @@ from assistant.hearing.pipeline import (
 )
 from assistant.hearing.spotting import Spotter
 from assistant.sentences import SentenceSet
+
+if TYPE_CHECKING:
+    from assistant.hearing import HearingSettings
 
 __all__ = ["UNKNOWN_WORDS", "BaseRecognizer", "Ear", "ModelError", "Recognizer", "SecondOpinion", "Transcriber",
            "prompt_as_sentences", "prompt_for", "written"]
