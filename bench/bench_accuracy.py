@@ -186,9 +186,6 @@ ABLATION: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     # first setting it declares; the third field names the stage (see ``unchanged_without``)
     *((f"stage {stage.name}", {stage.SETTINGS[0].key: type(stage.SETTINGS[0].default)(0)}, stage.name)
       for stage in Cascade().stages if stage.SETTINGS[0].default),
-    # the free text's stages read Whisper's own reading by default (hearing.whisper.free_text
-    # off): this row has Whisper write the free text for them again
-    ("the own reading in the free text's place", {"hearing.whisper.free_text": True}, None),
 )
 #: A stage off by default (as_sentences: on only with push-to-talk) is no stage of the cascade as
 #: shipped and has no row here.

@@ -1,49 +1,27 @@
-"""The hybrid's decision as one declared pipeline: Whisper's stages, run in order by a small driver.
+"""The hybrid's decision on one utterance, after the streaming first pass: ``Cascade.decide``.
 
-When the streaming first pass has judged an utterance (``Ear.judge``), Whisper has its say
-through these stages, each a small class that declares its own settings (``Setting``: key,
-default, limits, one line of doc), decides one thing and reports what it decided and the CPU
-time it cost:
+Read top to bottom, it is:
 
-    spot          Whisper writes the utterance (its best transcripts, prompted with the game's
-                  examples); a command spotted in the best one is taken.
-    veto          the first pass's command stands when Whisper wrote nothing against it or came
-                  near it; otherwise it is vetoed (unless a later stage takes a command).
-    as_sentences  (off by default: push-to-talk's) Whisper writes it once more prompted with each
-                  example as a sentence.
-    closed        the last word: Whisper held to the grammar (closed.py) finds the allowed sentence
-                  it finds likeliest for the audio; a command the stages above took stands only
-                  when it is that sentence's, clear of every other command's (else it is asked
-                  about), and when they took nothing, that sentence is taken when it is clear
-                  enough.
+1. **first look** (``Closed.first_look``): Whisper held to the grammar (closed.py) finds the
+   allowed sentence likeliest for the utterance's own short encoding; a best sentence its rule
+   (``Closed.verdict``) hears is taken at once, one it would ask about is asked about.
+2. **free text**, only when that rule took nothing: Whisper writes the utterance over its own
+   30 s window, prompted with the game's examples, and the stages decide on what it wrote:
+   ``spot`` takes a command spotted in its best transcript; ``veto`` lets the first pass's
+   command stand when Whisper wrote nothing against it or came near it; ``as_sentences``
+   (push-to-talk's) has it write once more, prompted with each example as a sentence.
+3. **last word** (``Closed.check``): a command the free text took stands when the search's best
+   sentence is the same command, clear of every other command's; else it is asked about.
+4. **doubt**: a command only a guessing stage (``Stage.sure`` False) took, that the first pass
+   did not take too, is asked about.
 
-The closed stage also looks first: its search runs right after the first pass, on the
-utterance's own short encoding, and a best sentence it would take (``verdict``) is taken at
-once, one it would ask about is asked about at once; the stages above, whose free text costs
-Whisper's encoder over its own 30 s window, run only when its rule takes nothing. The search is
-made once an utterance: the last word reads the first look's.
 The first pass's own work at the end of speech (PocketSphinx's decode in one piece and its
-phone check) is done only when something needs its command (``Case.first``): a best sentence
-the rule hears whatever the first pass took needs none.
-
-Every stage has a stable short name and one switch setting (``Stage.switch``): off, it is
-skipped (``veto`` off lets the first pass's command stand). ``HearingSettings.without(*names)``
-switches stages off for an ablation. Before each stage the driver asks whether its expected
-CPU time (learned from what it cost here; per second of audio for the closed stage, whose cost
-grows with the utterance) still fits
-``hearing.budget_seconds``; when it does not, the cascade stops and the utterance is
-``OverBudget`` (the player is asked to say it again at once).
-
-A command is *doubted* (``Doubted``) when a stage that guesses took it (``Stage.sure`` False:
-as_sentences) and the first pass did not take the same command. A command the first pass took
-and Whisper confirmed (``veto``), or one spotted in
-Whisper's best transcript (``spot``, even against the first pass's: PocketSphinx's first pass,
-in the whole grammar, disagreed with a right spot on 3 of 4 clean commands tried here), is heard.
-
-Four more stages were tried and removed because they did not pay on the tuning voices (a
-retry without the prompt, a command spotted in a lesser transcript, Whisper scoring the
-commands nearest what it wrote, a second hearing through the noise suppressor):
-docs/hearing.md, "Which stages pay".
+phone check) is done only when something needs its command (``Case.first``). Each stage has a
+stable name and a switch setting (``Stage.switch``; ``HearingSettings.without`` switches stages
+off for the ablation). Before each stage the driver asks whether its expected CPU time (learned
+here; per second of audio for the search, whose cost grows with the utterance) still fits
+``hearing.budget_seconds``; when it does not, the utterance is ``OverBudget`` (the player is asked
+to say it again at once). ``Ear.steps`` keeps what each stage decided and cost.
 """
 
 from __future__ import annotations
@@ -52,7 +30,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from assistant.engine import Command
 from assistant.hearing.events import (
@@ -71,7 +49,10 @@ if TYPE_CHECKING:
     from assistant.hearing import HearingSettings
     from assistant.hearing.closed import Sentence
     from assistant.hearing.grammar import WordGraph
-    from assistant.sentences import SentenceSet
+    from assistant.hearing.recognizer import Ear
+    from assistant.hearing.spotting import Spotter
+
+T = TypeVar("T")
 
 
 def written(sentence: str) -> str:
@@ -85,47 +66,9 @@ def prompt_as_sentences(help_sentences: Iterable[str]) -> str:
     return " ".join(s[0].upper() + s[1:] + "." for s in kept)
 
 
-class Near(Protocol):
-    """A command near what Whisper wrote (``spotting.Spot``)."""
-
-    @property
-    def command(self) -> Command | None: ...
-
-    @property
-    def sentence(self) -> str: ...
-
-    @property
-    def distance(self) -> float: ...
-
-
-class Spotter(Protocol):
-    """What the stages use of ``spotting.Spotter`` (a Protocol: spotting reads hearing's
-    declared settings, which are gathered from these stages)."""
-
-    def distance(self, text: str, command: Command) -> float: ...
-
-    def refused(self, text: str, allowed: Iterable[str]) -> Near | None: ...
-
-    @property
-    def near_distance(self) -> float: ...
-
-    def goes_on(self, text: str, command: Command) -> int: ...
-
-    def says_only(self, text: str, command: Command) -> bool: ...
-
-
-class Ear(Protocol):
-    """What the stages use of ``recognizer.Ear`` (a Protocol, so this module does not import it)."""
-
-    sentences: SentenceSet
-    graph: WordGraph
-
-    def prompt(self) -> str: ...
-
-    def spot(self, text: str) -> Final: ...
-
-
 class Transcriber(Protocol):
+    """What the stages use of Whisper (``whisper_engine.WhisperTranscriber``)."""
+
     def transcribe(self, audio: bytes, prompt: str = "") -> str: ...
 
     def listen(self, audio: bytes, short: bool = False) -> bool: ...
@@ -149,10 +92,14 @@ def taken(final: Final | None) -> bool:
     return isinstance(final, Transcript) and final.command is not None
 
 
+def _command(final: Final | None) -> Command | None:
+    return final.command if isinstance(final, Transcript) else None
+
+
 @dataclass
 class Step:
-    """One stage's part in one decision: what it decided and the CPU seconds it cost.
-    ``command``: the command it took, or confirmed (the first pass's), when it decided on one."""
+    """One stage's part in one decision: what it decided (for traces), the CPU seconds it cost,
+    and the command it took or confirmed, if any."""
 
     stage: str
     verdict: str
@@ -162,14 +109,13 @@ class Step:
 
 @dataclass
 class Case:
-    """One utterance on its way through the stages: the first pass's judgement, the audio, and
-    what Whisper wrote of it (written once, when a stage first needs it)."""
+    """One utterance on its way: the first pass's judgement (or how to come by it), the audio,
+    and what Whisper made of it (each written once, when a stage first needs it)."""
 
     ear: Ear
     transcriber: Transcriber
     spotter: Spotter
     settings: HearingSettings
-    #: the first pass's judgement, or how to come by it (``first`` reads it when first needed)
     first_pass: Final | Callable[[], Final]
     audio: bytes
     texts: list[str] | None = None
@@ -177,9 +123,9 @@ class Case:
     #: the veto's verdict, given when no later stage takes a command
     vetoed: NotRecognized | None = None
     steps: list[Step] = field(default_factory=list)
-    #: what a stage measured, for its step's verdict (traces, `assistant transcribe --json`)
+    #: the search's figures, for its step's verdict (traces, `assistant transcribe --json`)
     notes: dict[str, str] = field(default_factory=dict)
-    #: what the grammar search found for this utterance (``Closed.look``), searched once
+    #: what the grammar search found, searched once an utterance
     look: Look | None = None
     #: the CPU seconds reading the first pass's judgement cost (0 until it is read), on ``clock``
     first_seconds: float = 0.0
@@ -187,8 +133,7 @@ class Case:
 
     @property
     def first(self) -> Final:
-        """The first pass's judgement, read now if it has not been (its work at the end of
-        speech is done then, and its cost kept in ``first_seconds``)."""
+        """The first pass's judgement, read now if it has not been (its cost kept apart)."""
         if callable(self.first_pass):
             start = self.clock()
             self.first_pass = self.first_pass()
@@ -197,21 +142,21 @@ class Case:
 
     @property
     def first_read(self) -> bool:
-        """Whether the first pass's judgement has been read."""
         return not callable(self.first_pass)
 
     @property
     def first_taken(self) -> Transcript | None:
         """The first pass's judgement when it took a command."""
-        return self.first if isinstance(self.first, Transcript) and self.first.command is not None else None
+        first = self.first
+        return first if isinstance(first, Transcript) and first.command is not None else None
 
     @property
     def first_command(self) -> Command | None:
-        return self.first_taken.command if self.first_taken is not None else None
+        return _command(self.first)
 
     def written(self) -> list[str]:
-        """Whisper's best transcripts of the audio, prompted with the examples of what may be said
-        (its free text, over its own 30 s window)."""
+        """Whisper's best transcripts, prompted with the examples of what may be said (its free
+        text, over its own 30 s window)."""
         if self.texts is None:
             self.texts = self.transcriber.hypotheses(self.audio, self.ear.prompt(), self.settings.hypotheses) or [""]
         return self.texts
@@ -224,7 +169,7 @@ class Case:
 
 
 class Stage:
-    """One step of Whisper's say: ``run`` returns a decision that ends the cascade, or None."""
+    """One stage: ``run`` returns a decision that ends the free text's stages, or None."""
 
     #: the stable short name (ablation tables, traces, ``HearingSettings.without``)
     name: ClassVar[str]
@@ -232,11 +177,10 @@ class Stage:
     SETTINGS: ClassVar[tuple[Setting[Any], ...]]
     #: False: a command this stage takes is doubted (it guesses)
     sure: ClassVar[bool] = False
-    #: CPU seconds one run typically costs (for a 2 s utterance, when it ``scales``) on the 2-core
-    #: x86 machine it was measured on, the budget's estimate until this process has timed it
+    #: CPU seconds one run typically costs here (for a 2 s utterance when it ``scales``): the
+    #: budget's estimate until this process has timed it
     typical_seconds: ClassVar[float] = 0.0
-    #: True: its cost grows with the utterance's length (the closed stage encodes the utterance
-    #: alone); False: it is about the same for any command (the free text's fixed window)
+    #: True: its cost grows with the utterance (the search encodes the utterance alone)
     scales: ClassVar[bool] = False
 
     def per(self, audio: bytes) -> float:
@@ -260,6 +204,9 @@ class Stage:
 
 #: ``HeldTo.first`` when the first pass's judgement was not read (the rule heard without it)
 UNREAD = "unread"
+#: How far below the best sentence (natural log) the search follows others: never less than
+#: closed_margin (no decision turns on one further below); each word followed costs a decoder call.
+SPAN = 6.0
 
 
 def relation(first: Command | None, command: Command) -> str:
@@ -270,9 +217,9 @@ def relation(first: Command | None, command: Command) -> str:
 @dataclass(frozen=True)
 class HeldTo:
     """What the grammar search found, in Whisper's log probabilities: the likeliest allowed
-    sentence (and how many words it has), the likeliest of another command, Whisper's own
-    unconstrained reading; and whether the first pass took the same command ("same"), another
-    ("other") or none ("none"), or was not read (``UNREAD``: the rule did not need it)."""
+    sentence (and its words), the likeliest of another command, Whisper's own unconstrained
+    reading; and whether the first pass took the same command ("same"), another, none, or was not
+    read (``UNREAD``)."""
 
     best: float
     other: float
@@ -281,14 +228,11 @@ class HeldTo:
     first: str = "none"
     #: the best sentence's ``closed.Sentence.stop``: 0 when Whisper would stop writing after it
     stop: float = 0.0
-    #: how far the best sentence's command is from Whisper's own reading (``Spotter.distance``:
-    #: 0 when that reading says the command as a sentence does; inf when not at all)
+    #: how far its command is from Whisper's own reading (``Spotter.distance``; inf: not at all)
     reads: float = math.inf
     #: how many words Whisper's own reading goes on after a sentence of that command at its start
-    #: (``Spotter.goes_on``: 0 when it does not begin with one)
     tail: int = 0
-    #: whether Whisper's own reading, repeats cut, is a whole sentence of that command and nothing
-    #: more (``Spotter.says_only``: "Status. Status." for "status")
+    #: whether Whisper's own reading, repeats cut, is that command and nothing more ("Status. Status.")
     whole: bool = False
 
     @property
@@ -298,9 +242,8 @@ class HeldTo:
 
     @property
     def fit(self) -> float:
-        """How much less likely the best sentence is than Whisper's own reading, per token of
-        it (its words and its end): a long sentence said in noise strays further in all than a
-        short one, table talk forced onto a short command strays far at every token."""
+        """How much less likely the best sentence is than Whisper's own reading, per token (its
+        words and its end): table talk forced onto a short command strays far at every token."""
         return (self.best - self.own) / (self.words + 1)
 
     def note(self) -> str:
@@ -311,9 +254,9 @@ class HeldTo:
 
 @dataclass(frozen=True)
 class Look:
-    """What the grammar search found for one utterance: the allowed sentences Whisper finds
-    likeliest and their commands, Whisper's own reading and its log probability, and the figures
-    the decision reads (None when no allowed sentence was found, or the best is no command)."""
+    """What the grammar search found for one utterance: the likeliest allowed sentences and their
+    commands, Whisper's own reading and its log probability, and the figures the rule reads (None
+    when no allowed sentence was found, or the best is no command)."""
 
     found: list[Sentence]
     commands: list[Command | None]
@@ -322,20 +265,8 @@ class Look:
     held: HeldTo | None
 
 
-#: How far below the best sentence (natural log) the search follows others; each word followed costs a decoder call
-SPAN = 6.0
-
-
 class Closed(Stage):
-    """Whisper held to the grammar (assistant/hearing/closed.py), run last, on what the stages
-    before decided (``check``). A command they took stands when the allowed sentence Whisper
-    finds likeliest is the same command (and Whisper would stop writing after it: ``closed_stop``,
-    ``goes_on``) and is asked about otherwise. When they took nothing, the likeliest sentence is heard when
-    the first pass took the same command, or when it is clearly likelier than any sentence of
-    another command (``closed_margin``) and near what Whisper would write freely (``closed_fit``,
-    per token: table talk is far likelier as itself than as any command), and that free reading
-    does not go on after it (``closed_tail``: talk that starts with a command); a little farther
-    (``closed_ask_fit``), it is asked about."""
+    """Whisper held to the grammar: the first look and the last word (module docstring)."""
 
     name = "closed"
     sure = True
@@ -376,10 +307,9 @@ class Closed(Stage):
 
     @staticmethod
     def verdict(held: HeldTo, settings: HearingSettings) -> str:
-        """The decision rule on the figures alone:
-        "heard", "doubted", "" (nothing taken) or "no" (nothing, and so far from Whisper's own
-        reading that the free text need not be asked: ``closed_reject_fit``; only when the first
-        pass was read and did not take the best sentence's command)."""
+        """The rule on the figures alone: "heard", "doubted", "" (nothing taken) or "no" (nothing,
+        and so far from Whisper's own reading that the free text need not be asked:
+        ``closed_reject_fit``; only when the first pass was read and did not take its command)."""
         far = 0 < settings.closed_reject_fit < -held.fit and held.first in ("none", "other")
         if Closed.goes_on(held, settings):
             return "no" if far else ""  # Whisper would go on writing: a command said at the start of longer talk
@@ -392,149 +322,125 @@ class Closed(Stage):
         if held.margin < settings.closed_margin:
             return ""
         if held.fit >= -settings.closed_fit or held.reads <= settings.confirm_distance:
-            return "heard"
+            return "heard"  # near Whisper's own reading, or that reading says it ("Explore 100.")
         return "doubted" if held.fit >= -settings.closed_ask_fit else ""
 
     @staticmethod
     def span(settings: HearingSettings) -> float:
-        """How far below the best sentence the search follows others: ``SPAN``, and never
-        less than ``closed_margin`` (a sentence of another command further below changes no
-        decision: its margin is enough either way)."""
         return max(SPAN, settings.closed_margin)
 
     @staticmethod
     def goes_on(held: HeldTo, settings: HearingSettings) -> bool:
-        """Whether Whisper would go on writing after the best sentence (``closed_stop`` below
-        ending there): a command said at the start of longer talk. Not when its own reading, repeats
-        cut, is that command and nothing more (``HeldTo.whole``): what it would go on with is the
-        command again, as a window of a short command makes it write ("Status. Status.")."""
+        """Whether Whisper would go on writing after the best sentence (``closed_stop``): a
+        command said at the start of longer talk; not when its own reading is that command
+        alone (``HeldTo.whole``), as a window of a short command makes it write it again."""
         return held.stop < -settings.closed_stop and not held.whole
 
     @staticmethod
     def agree(held: HeldTo, settings: HearingSettings) -> bool:
-        """Whether the first pass took the best sentence's command, that sentence is not a near
-        coin-toss with another command's (``closed_agree_margin``) and not far below Whisper's own
-        reading (``closed_agree_fit``: talk both readings forced onto a general command)."""
+        """Whether the first pass took the best sentence's command, not a near coin-toss with
+        another command's (``closed_agree_margin``) nor far below Whisper's own reading."""
         return (held.first == "same" and held.margin >= settings.closed_agree_margin
                 and held.fit >= -settings.closed_agree_fit)
 
     @staticmethod
     def clear(held: HeldTo, settings: HearingSettings) -> bool:
-        """Whether a command the free text took is clear enough to act on (its best sentence
-        already that command's): the first pass took it too (``agree``), or its sentence is
-        ``closed_margin`` likelier than any of another command."""
+        """Whether a command the free text took, the best sentence's, is clear enough to act on:
+        the first pass took it too (``agree``), or it is ``closed_margin`` likelier than another's."""
         return Closed.agree(held, settings) or held.margin >= settings.closed_margin
 
-    def run(self, case: Case) -> Final | None:
-        """As a stage of its own (the driver runs it through ``check``, after the others): the
-        closed reading alone decides."""
-        return self.check(case, None)
-
     def look(self, case: Case) -> Look | None:
-        """The grammar search on ``case``'s audio (None: too short for Whisper), searched once an
-        utterance: the first look and the last word read the same."""
+        """The grammar search on ``case``'s audio, searched once (None: too short for Whisper)."""
         if case.look is not None:
             return case.look
-        s = case.settings
-        transcriber = case.transcriber
-        if not transcriber.listen(case.audio, short=True):
+        s, transcriber, ear = case.settings, case.transcriber, case.ear
+        if not transcriber.listen(case.audio, True):
             return None
-        found = transcriber.held_to(case.ear.graph, s.closed_beam, span=self.span(s))
+        found = transcriber.held_to(ear.graph, s.closed_beam, span=self.span(s))
         reading, own = transcriber.own_reading()
-        commands = [case.ear.sentences.match(list(sentence.words), case.ear.graph.intents) for sentence in found]
+        commands = [ear.sentences.match(list(sentence.words), ear.graph.intents) for sentence in found]
         held = None
         if found and commands[0] is not None:
             best, command = found[0], commands[0]
             other = next((f.logprob for f, c in zip(found, commands, strict=True) if c != command), -math.inf)
-            said = bool(case.ear.sentences.words(reading))
-            reads = case.spotter.distance(reading, command) if said else math.inf
-            tail = case.spotter.goes_on(reading, command) if said else 0
-            whole = said and case.spotter.says_only(reading, command)
-            first = relation(case.first_command, command) if case.first_read else UNREAD
-            held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words), first, best.stop, reads, tail, whole)
-            case.notes[self.name] = f"{best.text!r} [{held.note()}]"
+            said = bool(ear.sentences.words(reading))
+            held = HeldTo(best.logprob, max(other, -999.0), own, len(best.words),
+                          relation(case.first_command, command) if case.first_read else UNREAD, best.stop,
+                          case.spotter.distance(reading, command) if said else math.inf,
+                          case.spotter.goes_on(reading, command) if said else 0,
+                          said and case.spotter.says_only(reading, command))
         case.look = Look(found, commands, reading, own, held)
-        return case.look
+        return self._noted(case)
 
-    def read_first(self, case: Case, look: Look) -> Look:
-        """``look`` with the first pass's part in it (``HeldTo.first``), read now if it was not."""
-        held, command = look.held, look.commands[0] if look.commands else None
-        if held is None or command is None or held.first != UNREAD:
+    @staticmethod
+    def _noted(case: Case) -> Look:
+        look = case.look
+        assert look is not None
+        if look.held is not None:
+            case.notes["closed"] = f"{look.found[0].text!r} [{look.held.note()}]"
+        return look
+
+    def read_first(self, case: Case) -> Look | None:
+        """The search's look with the first pass's part in it (``HeldTo.first``), read now if it was not."""
+        look = case.look
+        if look is None or look.held is None or look.held.first != UNREAD or look.commands[0] is None:
             return look
-        held = replace(held, first=relation(case.first_command, command))
-        case.notes[self.name] = f"{look.found[0].text!r} [{held.note()}]"
-        case.look = replace(look, held=held)
-        return case.look
+        case.look = replace(look, held=replace(look.held, first=relation(case.first_command, look.commands[0])))
+        return self._noted(case)
 
     def first_look(self, case: Case) -> Final | None:
-        """Before Whisper writes freely: the best allowed sentence, taken when the rule would
-        hear it (``verdict``) and asked about when it would ask; None: the rule takes nothing,
-        the free text's stages go on. (A question is not left to the free text:
-        on the tuning clips that took the same commands right and wrong, asked about one more,
-        and cost less.)"""
+        """Before Whisper writes freely: the best allowed sentence, taken when the rule hears it,
+        asked about when it would ask, nothing taken when far from any ("no"); None: the free
+        text's stages decide. The first pass is read only when the rule does not hear it alone."""
         look = self.look(case)
         if look is None or look.held is None:
             return None
-        verdict = self.verdict(look.held, case.settings)
-        if verdict != "heard" and look.held.first == UNREAD:
-            look = self.read_first(case, look)  # the first pass taking the same command (or another) tells
-        held = look.held
-        if held is None:
-            return None
-        verdict = self.verdict(held, case.settings)
+        if self.verdict(look.held, case.settings) != "heard":
+            look = self.read_first(case)
+        assert look is not None and look.held is not None
+        held, verdict = look.held, self.verdict(look.held, case.settings)
         if verdict in ("heard", "doubted") and (refused := self.refused(case, look)) is not None:
             return refused
+        if verdict == "heard":
+            return Transcript(look.found[0].text, 1.0, look.reading, look.commands[0])
         if verdict == "doubted":
-            return self._doubted(look, held)
+            return Doubted(look.found[0].text, 0.5, look.reading, look.commands[0],
+                           why=f"Whisper held to the grammar, {-held.fit:.1f} per token below its own reading")
         if verdict == "no":
             return self._nothing(case, look.reading, f"Whisper held to the grammar: {look.found[0].text!r} far below "
                                                      f"its own reading (fit {held.fit:.2f})")
-        if verdict != "heard":
-            return None
-        return Transcript(look.found[0].text, 1.0, look.reading, look.commands[0])
+        return None
 
-    def check(self, case: Case, decided: Final | None) -> Final:
-        """The final say on what the stages before decided (``decided``; None: nothing yet).
-        A command they took stands (heard) when the sentence Whisper finds likeliest is the same
-        command, clearly (``clear``), and is asked about otherwise; when they took nothing, this
-        stage's own rule (``verdict``) decides. A command not allowed now, or an over-budget verdict, stands."""
-        s = case.settings
+    def check(self, case: Case, decided: Final) -> Final:
+        """The last word on what the free text decided: a command it took stands when the search's
+        best sentence is the same command, Whisper would stop after it, and it is clear of every
+        other command's (``closed_margin``) or the first pass took it too; else it is asked about.
+        Nothing taken stays so (the first look's rule took nothing); a command not allowed now, or
+        over the budget, stands."""
         if isinstance(decided, (NotAllowedNow, OverBudget)):
             return decided
         look = self.look(case)
         if look is None:
-            return decided if decided is not None else NotRecognized("", "too short for Whisper", 0.0)
-        look = self.read_first(case, look)
-        reading, held = look.reading, look.held
-        taken = decided.command if isinstance(decided, Transcript) else None
+            return decided
+        look = self.read_first(case)
+        assert look is not None
+        held = look.held
+        if not isinstance(decided, Transcript) or decided.command is None:
+            return decided if held is not None else self._nothing(case, look.reading, "no allowed sentence found")
         if held is None:
-            if taken is not None and isinstance(decided, Transcript):
-                return _asked(decided, "Whisper held to the grammar found no allowed sentence")
-            return self._nothing(case, reading, "no allowed sentence found")
-        best, command = look.found[0], look.commands[0]
-        if taken is not None and isinstance(decided, Transcript):
-            if command != taken or self.goes_on(held, s):
-                return _asked(decided, f"Whisper held to the grammar hears {best.text!r}")
-            if not self.clear(held, s):
-                return _asked(decided, f"Whisper held to the grammar finds {best.text!r} likeliest, but not clearly "
-                                       f"(margin {held.margin:.1f} over another command)")
-            return Transcript(decided.text, decided.confidence, decided.heard, taken, decided.snapped)
-        verdict = self.verdict(held, s)
-        if verdict in ("heard", "doubted") and (refused := self.refused(case, look)) is not None:
-            return refused
-        if verdict == "heard":
-            return Transcript(best.text, 1.0, reading, command)
-        if verdict == "doubted":
-            return self._doubted(look, held)
-        return decided if decided is not None else self._nothing(
-            case, reading, f"Whisper held to the grammar: {best.text!r} not clear (margin {held.margin:.1f}, "
-                           f"fit {held.fit:.2f})")
+            return _asked(decided, "Whisper held to the grammar found no allowed sentence")
+        best = look.found[0].text
+        if look.commands[0] != decided.command or self.goes_on(held, case.settings):
+            return _asked(decided, f"Whisper held to the grammar hears {best!r}")
+        if not self.clear(held, case.settings):
+            return _asked(decided, f"Whisper held to the grammar finds {best!r} likeliest, but not clearly "
+                                   f"(margin {held.margin:.1f} over another command)")
+        return Transcript(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped)
 
     @staticmethod
     def refused(case: Case, look: Look) -> NotAllowedNow | None:
-        """A command the rules refuse now that Whisper's own reading says outright
-        (``Spotter.refused``): that command, not the allowed sentence the search forced the
-        reading onto ("What is the time?" where only the score may be asked); the game says why."""
+        """A command the rules refuse now that Whisper's own reading says outright: that command,
+        not the allowed sentence the search forced the reading onto; the game says why."""
         found = case.spotter.refused(look.reading, case.ear.graph.intents)
         if found is None or found.command is None:
             return None
@@ -542,35 +448,26 @@ class Closed(Stage):
                              f"{look.reading!r}", 0.0, command=found.command)
 
     @staticmethod
-    def _doubted(look: Look, held: HeldTo) -> Doubted:
-        return Doubted(look.found[0].text, 0.5, look.reading, look.commands[0],
-                       why=f"Whisper held to the grammar, {-held.fit:.1f} per token below its own reading")
-
-    @staticmethod
     def confirms(ear: Ear, transcriber: Transcriber, settings: HearingSettings, audio: bytes,
                  command: Command) -> str:
         """Why an early answer (the first pass's words so far, a whole command) should wait for
         the end of speech ("" when it need not): the allowed sentence Whisper finds likeliest for
-        the audio so far is another command, or Whisper would go on writing after it. Agreeing,
-        the two recognizers take it as the closed stage does (``verdict``: first pass the same)."""
-        if not transcriber.listen(audio, short=True):
+        the audio so far is another command, or Whisper would go on writing after it."""
+        if not transcriber.listen(audio, True):
             return "too short for Whisper"
         found = transcriber.held_to(ear.graph, settings.closed_beam, span=Closed.span(settings))
         if not found:
             return "Whisper found no allowed sentence"
-        best = ear.sentences.match(list(found[0].words), ear.graph.intents)
-        if best != command:
+        if ear.sentences.match(list(found[0].words), ear.graph.intents) != command:
             return f"Whisper held to the grammar hears {found[0].text!r}"
         if found[0].stop < -settings.closed_stop:
             return "Whisper would go on writing"
         return ""
 
-    def _nothing(self, case: Case, reading: str, why: str) -> Final:
+    @staticmethod
+    def _nothing(case: Case, reading: str, why: str) -> Final:
         """Nothing taken: a command the rules do not allow now, spotted in Whisper's reading, is
-        named (its reason is spoken); else not understood. (A second grammar search, over the
-        whole game, once named such commands too: it named none that the reading did not, in 110
-        commands said where they are not allowed and on the tuning set, and cost up to 0.34 CPU s
-        on a long utterance: docs/hearing.md.)"""
+        named (its reason is spoken); else not understood."""
         if case.ear.sentences.words(reading):
             opinion = case.ear.spot(reading)
             if isinstance(opinion, NotAllowedNow):
@@ -607,16 +504,15 @@ class Veto(Stage):
         first = case.first_taken
         if first is None or first.command is None:
             return None
-        command = first.command
         texts = case.written()
         if not case.ear.sentences.words(texts[0]):
             return case.first  # Whisper heard nothing to speak against it
-        distance = min(case.spotter.distance(t, command) for t in texts)
+        distance = min(case.spotter.distance(t, first.command) for t in texts)
         if distance <= case.settings.confirm_distance:
             return case.first  # Whisper (half-)heard the same command
         why = f"vetoed {first.text!r}: Whisper heard {texts[0]!r} ({distance:.2f} from it)"
         # kept (the same command missed again at once is asked about) only when Whisper came near it
-        case.vetoed = (Vetoed(texts[0], why, first.confidence, command=command, text=first.text)
+        case.vetoed = (Vetoed(texts[0], why, first.confidence, command=first.command, text=first.text)
                        if distance <= case.spotter.near_distance else NotRecognized(texts[0], why, first.confidence))
         return None
 
@@ -635,8 +531,7 @@ class AsSentences(Stage):
     )
 
     def run(self, case: Case) -> Final | None:
-        texts = case.written()
-        ear = case.ear
+        texts, ear = case.written(), case.ear
         again = case.transcriber.again(prompt_as_sentences(ear.sentences.help_for(ear.graph.intents)), 1)
         spotted = ear.spot(again[0]) if again else None
         if not isinstance(spotted, Transcript) or spotted.command is None:
@@ -648,16 +543,12 @@ class AsSentences(Stage):
         return Transcript(spotted.text, spotted.confidence, again[0], spotted.command, True)
 
 
-#: Estimated from the stages' CPU seconds measured here (Step.seconds; spot 0.83 median on this
-#: project's 2-core x86 machine with the free text on) times about 1.8 for a Pi 5 and 4.5 for a
-#: Pi 4 (Whisper tiny int8 takes ~3.2 s for a command on a Pi 400, ~0.85 s here; a Pi 5 is 2-3x a
-#: Pi 4): 3.0 lets a Pi 5 write the free text over Whisper's 30 s window and spot (about 1.5 s),
+#: Estimated from the stages' CPU seconds measured here times about 1.8 for a Pi 5 and 4.5 for
+#: a Pi 4: 3.0 lets a Pi 5 write the free text over Whisper's 30 s window and spot (about 1.5 s),
 #: a Pi 4 the same in 5.0 (docs/raspberry-pi.md, "What hearing costs on a Pi").
 BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper's stages may spend on one "
                  "utterance; a stage that would go past it is not run and the player is asked to say it again at "
                  "once. Estimates: Raspberry Pi 5 3.0, Pi 4 5.0.", minimum=0.0, maximum=120.0, player=True)
-
-
 #: The audio length a stage's typical_seconds is for, and the least length a cost is scaled to
 TYPICAL_AUDIO = 2.0
 MIN_AUDIO = 1.0
@@ -666,148 +557,128 @@ BYTES_PER_SECOND = 32_000  # 16 kHz, 16-bit
 
 class Cascade:
     """The driver: runs the stages in order, times each, keeps to the budget, and says whether
-    the command it took is doubted. ``steps`` of the last decision are kept for traces and
-    benchmarks."""
+    the command it took is doubted."""
 
     #: how quickly the expected cost of a stage follows what it cost here (a running mean)
     LEARN = 0.3
 
     def __init__(self) -> None:
-        self.stages: list[Stage] = [Spot(), Veto(), AsSentences()]
-        #: the last word: Whisper held to the grammar checks what the stages above decided
         self.closed = Closed()
-        self.stages.append(self.closed)
-        #: each stage's expected CPU seconds (per second of audio heard, for a stage whose cost
-        #: grows with the utterance), learned as it runs
-        self.typical: dict[str, float] = {
-            stage.name: stage.typical_seconds / (TYPICAL_AUDIO if stage.scales else 1.0) for stage in self.stages}
+        #: the free text's stages, in order, then the last word
+        self.free_text: list[Stage] = [Spot(), Veto(), AsSentences()]
+        self.stages: list[Stage] = [*self.free_text, self.closed]
+        #: each stage's expected CPU seconds (per second of audio when it ``scales``), learned as it runs
+        self.typical = {s.name: s.typical_seconds / (TYPICAL_AUDIO if s.scales else 1.0) for s in self.stages}
         self.expected = dict(self.typical)
-        self.steps: list[Step] = []
-        #: CPU seconds spent on the utterance under way
-        self.spent = 0.0
+        self.spent = 0.0  # CPU seconds spent on the utterance under way
         self.clock = time.process_time
 
     def decide(self, case: Case) -> Final:
-        """The decision on ``case`` (a fresh utterance)."""
-        self.steps, self.spent, case.clock = case.steps, 0.0, self.clock
-        if self.closed.on(case.settings):
-            early = self._first_look(case)
+        """The decision on ``case`` (a fresh utterance): the four steps of the module docstring."""
+        self.spent, case.clock = 0.0, self.clock
+        closed, settings = self.closed, case.settings
+        if closed.on(settings) and self._fits(closed, case) is None:  # 1. the first look
+            early, cost = self._timed(closed, case, closed.first_look)
+            case.steps.append(Step(closed.name, _first_look_verdict(early) + _note(case, closed), cost,
+                                   _command(early)))
             if early is not None:
                 return early
         case.first  # noqa: B018  (read now, outside any stage's cost: every stage below may need it)
-        decided = self.run(case, self.free_text)
+        decided = self._free_text(case)  # 2. the free text
         if isinstance(decided, OverBudget):
             return decided
-        decided = self._check(case, decided)
-        if isinstance(decided, Transcript) and decided.command is not None and not isinstance(decided, Doubted):
-            why = self._doubt(case)
-            if why:
+        decided = self._last_word(case, decided)  # 3. the last word
+        if taken(decided) and not isinstance(decided, Doubted):  # 4. doubt
+            assert isinstance(decided, Transcript)
+            decider = next((step for step in reversed(case.steps) if step.command is not None), None)
+            if decider is not None and decider.command != case.first_command and not next(
+                    s.sure for s in self.stages if s.name == decider.stage):
                 return Doubted(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped,
-                               decided.doubt, why=why)
+                               decided.doubt, why=f"taken by {decider.stage} alone")
         return decided
 
-    @property
-    def free_text(self) -> list[Stage]:
-        """The stages that decide on Whisper's free text, in order (all but the closed check)."""
-        return [stage for stage in self.stages if stage is not self.closed]
+    def _fits(self, stage: Stage, case: Case) -> str | None:
+        """None when the stage's expected cost still fits the budget; else why not."""
+        expected = self.expected[stage.name] * stage.per(case.audio)
+        if self.spent + expected <= case.settings.budget_seconds:
+            return None
+        return f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"
 
-    def _first_look(self, case: Case) -> Final | None:
-        """The grammar search before the free text, when it fits the budget:
-        a clear best sentence is taken at once."""
-        stage = self.closed
-        seconds = stage.per(case.audio)
-        expected = self.expected[stage.name] * seconds
-        if self.spent + expected > case.settings.budget_seconds:
-            return None  # the free text's stages may still fit; the last word says it is over
+    def _stopped(self, stage: Stage, case: Case, why: str) -> None:
+        """A stage not run: said in the trace; it learns nothing, so its expectation drifts back
+        towards the typical (one slow utterance cannot keep it from every later one)."""
+        case.steps.append(Step(stage.name, why))
+        self.expected[stage.name] += self.LEARN * (self.typical[stage.name] - self.expected[stage.name])
+
+    def _timed(self, stage: Stage, case: Case, work: Callable[[Case], T], learn: bool = True) -> tuple[T, float]:
+        """``work(case)``, its CPU seconds (the first pass's reading, if it happens meanwhile, is
+        its own) added to the utterance's and learned as the stage's expected cost."""
         start, first_seconds = self.clock(), case.first_seconds
-        early = stage.first_look(case)
-        cost = self.clock() - start - (case.first_seconds - first_seconds)  # the first pass's reading is its own
+        result = work(case)
+        cost = self.clock() - start - (case.first_seconds - first_seconds)
         self.spent += cost
-        self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
-        note = f" {case.notes[stage.name]}" if stage.name in case.notes else ""
-        command = _command(early)
-        verdict = ("first look: not clear" if early is None else "first look: nothing taken" if command is None else
-                   f"asked {command.to_json()}" if isinstance(early, Doubted) else f"took {command.to_json()}")
-        case.steps.append(Step(stage.name, verdict + note, cost, command))
-        return early
+        if learn:
+            per = stage.per(case.audio)
+            self.expected[stage.name] += self.LEARN * (cost / per - self.expected[stage.name])
+        return result, cost
 
-    def _check(self, case: Case, decided: Final) -> Final:
-        """The closed stage's say on the decision, when it is on and fits the budget (already paid
-        when it had the first look)."""
-        stage = self.closed
-        if not stage.on(case.settings):
-            case.steps.append(Step(stage.name, "off"))
-            return decided
-        seconds = stage.per(case.audio)
-        searched = case.look is not None  # by the first look: paid for, so read whatever the budget
-        expected = self.expected[stage.name] * seconds
-        if not searched and self.spent + expected > case.settings.budget_seconds:
-            case.steps.append(Step(stage.name, f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"))
-            self.expected[stage.name] += self.LEARN * (self.typical[stage.name] - self.expected[stage.name])
-            if isinstance(decided, Transcript) and decided.command is not None:
-                return _asked(decided, "not checked by Whisper held to the grammar (over the budget)")
-            return decided
-        start = self.clock()
-        checked = stage.check(case, decided)
-        cost = self.clock() - start
-        self.spent += cost
-        if not searched:
-            self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
-        case.steps.append(Step(stage.name, _checked(checked, decided, case), cost, _command(checked)))
-        return checked
-
-    def run(self, case: Case, stages: Sequence[Stage]) -> Final:
-        """Each stage in turn until one decides; the conclusion when none does."""
-        budget = case.settings.budget_seconds
-        for stage in stages:
-            name = stage.name
+    def _free_text(self, case: Case) -> Final:
+        """Each stage of the free text in turn until one decides; the conclusion when none does."""
+        for stage in self.free_text:
             if not stage.on(case.settings):
                 decided = stage.skipped(case)
-                case.steps.append(Step(name, "off" if decided is None else "off: the first pass's command stands",
-                                       command=_command(decided)))
+                case.steps.append(Step(stage.name, "off" if decided is None else
+                                       "off: the first pass's command stands", command=_command(decided)))
                 if decided is not None:
                     return decided
                 continue
-            seconds = stage.per(case.audio)
-            expected = self.expected[stage.name] * seconds
-            if self.spent + expected > budget:
-                case.steps.append(Step(name, f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"))
-                # a stage not run learns nothing: its expectation drifts back towards the typical, so
-                # one slow utterance cannot keep it from every later one
-                self.expected[stage.name] += self.LEARN * (self.typical[stage.name] - self.expected[stage.name])
+            over = self._fits(stage, case)
+            if over is not None:
+                self._stopped(stage, case, over)
                 if case.texts is None or (case.first_command is not None and case.vetoed is None):
                     # nothing decided yet: better "Say again?" now than an answer too late
-                    heard = case.first.heard if isinstance(case.first, NotRecognized) else case.first.text
-                    return OverBudget(heard, f"over the budget ({budget:.2f} CPU s) before {name}",
-                                      case.first.confidence)
+                    first = case.first
+                    heard = first.heard if isinstance(first, NotRecognized) else first.text
+                    return OverBudget(heard, f"over the budget ({case.settings.budget_seconds:.2f} CPU s) before "
+                                             f"{stage.name}", first.confidence)
                 break  # Whisper has had its say: what it decided so far stands
-            start, spent = self.clock(), self.spent
-            decided = stage.run(case)
-            cost = self.clock() - start
-            self.spent = spent + cost
-            self.expected[stage.name] += self.LEARN * (cost / seconds - self.expected[stage.name])
-            case.steps.append(Step(name, _verdict(stage, decided, case), cost, _command(decided)))
+            decided, cost = self._timed(stage, case, stage.run)
+            verdict = ("vetoed the first pass's command" if isinstance(stage, Veto) and case.vetoed else "nothing"
+                       if decided is None else "decided: nothing taken" if not taken(decided) else
+                       ("confirmed " if decided is case.first else "took ") + _json(decided))
+            case.steps.append(Step(stage.name, verdict, cost, _command(decided)))
             if decided is not None:
                 return decided
         return self._conclude(case)
 
-    def _doubt(self, case: Case) -> str:
-        """Why the command the stages took is doubted ("" when it is heard): a stage that guesses
-        took it, and the first pass did not hear the same command."""
-        decider = next((step for step in reversed(case.steps) if step.command is not None), None)
-        if decider is None or next(s.sure for s in self.stages if s.name == decider.stage):
-            return ""
-        if decider.command == case.first_command:
-            return ""  # two recognizers agree on it
-        return f"taken by {decider.stage} alone"
+    def _last_word(self, case: Case, decided: Final) -> Final:
+        """The search's say on the decision, when on and within the budget (already paid when it
+        had the first look)."""
+        closed = self.closed
+        if not closed.on(case.settings):
+            case.steps.append(Step(closed.name, "off"))
+            return decided
+        searched = case.look is not None
+        over = None if searched else self._fits(closed, case)
+        if over is not None:
+            self._stopped(closed, case, over)
+            if taken(decided):
+                assert isinstance(decided, Transcript)
+                return _asked(decided, "not checked by Whisper held to the grammar (over the budget)")
+            return decided
+        checked, cost = self._timed(closed, case, lambda c: closed.check(c, decided), learn=not searched)
+        verdict = ("decided: nothing taken" if not taken(checked) else "asked " + _json(checked)
+                   if isinstance(checked, Doubted) else
+                   ("confirmed " if _command(decided) == _command(checked) else "took ") + _json(checked))
+        case.steps.append(Step(closed.name, verdict + _note(case, closed), cost, _command(checked)))
+        return checked
 
     @staticmethod
     def _conclude(case: Case) -> Final:
         """No stage took a command: the veto's verdict, or why nothing was taken."""
         if case.vetoed is not None:
             return case.vetoed
-        opinion = case.spotted()
-        first = case.first
+        opinion, first = case.spotted(), case.first
         if isinstance(opinion, NotAllowedNow) or not isinstance(first, NotRecognized):
             return opinion
         text = case.written()[0]
@@ -819,47 +690,32 @@ class Cascade:
 
 
 def _asked(decided: Transcript, why: str) -> Doubted:
-    """A command taken, to be asked about: the closed stage did not find it likeliest."""
     return Doubted(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped, decided.doubt,
                    why=why)
 
 
-def _verdict(stage: Stage, decided: Final | None, case: Case) -> str:
-    """A stage's verdict, for traces: took, confirmed, vetoed or nothing."""
-    if decided is None:
-        return "vetoed the first pass's command" if isinstance(stage, Veto) and case.vetoed else "nothing"
-    if not isinstance(decided, Transcript) or decided.command is None:
-        note = f" {case.notes[stage.name]}" if stage.name in case.notes else ""
-        return f"decided: nothing taken{note}"
+def _json(decided: Final) -> str:
     command = _command(decided)
-    what = command.to_json() if command is not None else "-"
-    note = f" {case.notes[stage.name]}" if stage.name in case.notes else ""
-    return (f"confirmed {what}" if decided is case.first else f"took {what}") + note
+    return str(command.to_json()) if command is not None else "-"
 
 
-def _checked(checked: Final, decided: Final, case: Case) -> str:
-    """The closed check's verdict, for traces (its figures after it)."""
-    note = f" {case.notes['closed']}" if "closed" in case.notes else ""
-    command = _command(checked)
-    if command is None:
-        return f"decided: nothing taken{note}"
-    what = command.to_json()
-    if isinstance(checked, Doubted):
-        return f"asked {what}{note}"
-    return (f"confirmed {what}" if _command(decided) == command else f"took {what}") + note
+def _note(case: Case, stage: Stage) -> str:
+    return f" {case.notes[stage.name]}" if stage.name in case.notes else ""
 
 
-def _command(decided: Final | None) -> Command | None:
-    return decided.command if isinstance(decided, Transcript) else None
+def _first_look_verdict(early: Final | None) -> str:
+    if early is None:
+        return "first look: not clear"
+    if not taken(early):
+        return "first look: nothing taken"
+    return ("asked " if isinstance(early, Doubted) else "took ") + _json(early)
 
 
 def field_name(key: str) -> str:
     """The HearingSettings field of a hearing key: its last part ("hearing.whisper.veto" -> veto),
     the engine's name before it where two engines share it (vosk_min_confidence)."""
     parts = key.split(".")
-    if parts[-1] == "min_confidence":
-        return f"{parts[-2]}_{parts[-1]}"
-    return parts[-1]
+    return f"{parts[-2]}_{parts[-1]}" if parts[-1] == "min_confidence" else parts[-1]
 
 
 def stage_settings() -> tuple[Setting[Any], ...]:
