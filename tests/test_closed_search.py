@@ -113,7 +113,7 @@ def test_a_narrower_span_follows_fewer_sentences_and_keeps_the_best_and_those_wi
     calls = {}
     for said, span in (("pass", 6.0), ("explore room one zero zero", 3.0)):
         wide_decoder, narrow_decoder = Decoder(words_of(said)), Decoder(words_of(said))
-        wide = search(graph, wide_decoder, beam=8, keep=20)
+        wide = search(graph, wide_decoder, beam=8, keep=20, span=15.0)
         narrow = search(graph, narrow_decoder, beam=8, keep=20, span=span)
         assert narrow[0] == wide[0] and narrow[0].text == said
         # every sentence within the span of the best is found all the same; none beyond it

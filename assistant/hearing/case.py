@@ -1,0 +1,176 @@
+"""One utterance on its way through the hybrid's stages (``pipeline.Cascade``): the ``Case``
+each stage reads and writes, the ``Step`` it leaves in the trace, the ``Stage`` it is, and what
+the stages use of Whisper (``Transcriber``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from assistant.engine import Command
+from assistant.hearing.events import Doubted, Final, NotRecognized, Transcript
+from assistant.schema import Setting
+
+if TYPE_CHECKING:
+    from assistant.hearing import HearingSettings
+    from assistant.hearing.closed import Look, Sentence
+    from assistant.hearing.grammar import WordGraph
+    from assistant.hearing.recognizer import Ear
+    from assistant.hearing.spotting import Spotter
+
+
+class Transcriber(Protocol):
+    """What the stages use of Whisper (``whisper_engine.WhisperTranscriber``)."""
+
+    def transcribe(self, audio: bytes, prompt: str = "") -> str: ...
+
+    def listen(self, audio: bytes, short: bool = False) -> bool: ...
+
+    def held_to(self, graph: WordGraph, beam: int, keep: int = 8, span: float = ...) -> list[Sentence]: ...
+
+    def own_reading(self) -> tuple[str, float]: ...
+
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]: ...
+
+    def again(self, prompt: str = "", count: int = 1) -> list[str]: ...
+
+    def score(self, texts: Sequence[str], ending: bool = True) -> list[float]: ...
+
+    def let_go(self) -> None:
+        """The utterance is decided: what was read of it need not be kept."""
+
+
+def taken(final: Final | None) -> bool:
+    """Whether ``final`` is a command taken (heard or doubted)."""
+    return isinstance(final, Transcript) and final.command is not None
+
+
+def command_of(final: Final | None) -> Command | None:
+    return final.command if isinstance(final, Transcript) else None
+
+
+def asked(decided: Transcript, why: str) -> Doubted:
+    """A command taken, to be asked about (``why``: for the trace)."""
+    return Doubted(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped, decided.doubt,
+                   why=why)
+
+
+@dataclass
+class Step:
+    """One stage's part in one decision: what it decided (for traces), the CPU seconds it cost,
+    and the command it took or confirmed, if any."""
+
+    stage: str
+    verdict: str
+    seconds: float = 0.0
+    command: Command | None = None
+
+
+@dataclass
+class Case:
+    """One utterance on its way: the first pass's judgement (or how to come by it), the audio,
+    and what Whisper made of it (each written once, when a stage first needs it)."""
+
+    ear: Ear
+    transcriber: Transcriber
+    spotter: Spotter
+    settings: HearingSettings
+    first_pass: Final | Callable[[], Final]
+    audio: bytes
+    texts: list[str] | None = None
+    opinion: Final | None = None
+    #: the veto's verdict, given when no later stage takes a command
+    vetoed: NotRecognized | None = None
+    steps: list[Step] = field(default_factory=list)
+    #: the search's figures, for its step's verdict (traces, `assistant transcribe --json`)
+    notes: dict[str, str] = field(default_factory=dict)
+    #: what the grammar search found, searched once an utterance
+    look: Look | None = None
+    #: the CPU seconds reading the first pass's judgement cost (0 until it is read), on ``clock``
+    first_seconds: float = 0.0
+    clock: Callable[[], float] = time.process_time
+
+    @property
+    def first(self) -> Final:
+        """The first pass's judgement, read now if it has not been (its cost kept apart)."""
+        if callable(self.first_pass):
+            start = self.clock()
+            self.first_pass = self.first_pass()
+            self.first_seconds = self.clock() - start
+        return self.first_pass
+
+    @property
+    def first_read(self) -> bool:
+        return not callable(self.first_pass)
+
+    @property
+    def first_taken(self) -> Transcript | None:
+        """The first pass's judgement when it took a command."""
+        first = self.first
+        return first if isinstance(first, Transcript) and first.command is not None else None
+
+    @property
+    def first_command(self) -> Command | None:
+        return command_of(self.first)
+
+    def written(self) -> list[str]:
+        """Whisper's best transcripts, prompted with the examples of what may be said (its free
+        text, over its own 30 s window)."""
+        if self.texts is None:
+            self.texts = self.transcriber.hypotheses(self.audio, self.ear.prompt(), self.settings.hypotheses) or [""]
+        return self.texts
+
+    def spotted(self) -> Final:
+        """What is spotted in Whisper's best transcript."""
+        if self.opinion is None:
+            self.opinion = self.ear.spot(self.written()[0])
+        return self.opinion
+
+
+class Stage:
+    """One stage: ``run`` returns a decision that ends the free text's stages, or None."""
+
+    #: the stable short name (ablation tables, traces, ``HearingSettings.without``)
+    name: ClassVar[str]
+    #: the settings this stage owns; the first is its switch
+    SETTINGS: ClassVar[tuple[Setting[Any], ...]]
+    #: False: a command this stage takes is doubted (it guesses)
+    sure: ClassVar[bool] = False
+    #: CPU seconds one run typically costs here (for a 2 s utterance when it ``scales``): the
+    #: budget's estimate until this process has timed it
+    typical_seconds: ClassVar[float] = 0.0
+    #: True: its cost grows with the utterance (the search encodes the utterance alone)
+    scales: ClassVar[bool] = False
+
+    def per(self, audio: bytes) -> float:
+        """What the stage's expected cost is counted per: seconds of audio when it ``scales``."""
+        return max(len(audio) / BYTES_PER_SECOND, MIN_AUDIO) if self.scales else 1.0
+
+    @property
+    def switch(self) -> str:
+        return self.SETTINGS[0].key
+
+    def on(self, settings: HearingSettings) -> bool:
+        return bool(getattr(settings, field_name(self.switch)))
+
+    def run(self, case: Case) -> Final | None:
+        raise NotImplementedError
+
+    def skipped(self, case: Case) -> Final | None:
+        """The decision when the stage is switched off (None: go on without it)."""
+        return None
+
+
+#: The audio length a stage's typical_seconds is for, and the least length a cost is scaled to
+TYPICAL_AUDIO = 2.0
+MIN_AUDIO = 1.0
+BYTES_PER_SECOND = 32_000  # 16 kHz, 16-bit
+
+
+def field_name(key: str) -> str:
+    """The HearingSettings field of a hearing key: its last part ("hearing.whisper.veto" -> veto),
+    the engine's name before it where two engines share it (vosk_min_confidence)."""
+    parts = key.split(".")
+    return f"{parts[-2]}_{parts[-1]}" if parts[-1] == "min_confidence" else parts[-1]
