@@ -92,6 +92,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from assistant.config import PROJECT_ROOT, Config  # noqa: E402
 from assistant.engine import Command  # noqa: E402
 from assistant.games import GAMES, game_module  # noqa: E402
+from assistant.hearing import ENGINES as RECOGNIZER_CHOICES  # noqa: E402
 from assistant.hearing import (  # noqa: E402
     Doubted,
     Final,
@@ -145,7 +146,8 @@ from tests.support.tally import (  # noqa: E402
 
 #: The engines --engines can name, each opened by open_ear as play opens it: hybrid is PocketSphinx first,
 #: Whisper second (what auto picks); vosk-hybrid is Vosk first, Whisper second (the player's choice).
-ENGINES = ("pocketsphinx", "vosk", "whisper", "hybrid", "vosk-hybrid")
+#: Every recognizer that hears audio (``recognizer:``'s choices but auto, which is one of them, and typing)
+ENGINES = tuple(name for name in RECOGNIZER_CHOICES if name not in ("auto", "text"))
 REVERB_RT60 = 0.6
 REVERB_DRR_DB = 0.0
 

@@ -82,3 +82,10 @@ def test_a_bad_value_is_reported_and_its_declared_default_used(tmp_path: Path) -
     assert settings.budget_seconds == BY_KEY["hearing.budget_seconds"].default
     assert settings.as_sentences is BY_KEY["hearing.whisper.as_sentences"].default is False
     assert len(config.problems) == 2 and all("line" in p for p in config.problems), config.problems
+
+
+def test_every_registered_recognizer_is_a_recognizer_choice() -> None:
+    """docs/hearing.md, "Adding a recognizer": a line in RECOGNIZERS and its name in ENGINES."""
+    from assistant.hearing import ENGINES, HYBRIDS, RECOGNIZERS
+
+    assert set(ENGINES) == {"auto", *HYBRIDS, *RECOGNIZERS}, (ENGINES, HYBRIDS, sorted(RECOGNIZERS))
