@@ -85,7 +85,7 @@ def resample_rate(audio: Audio, rate_in: int, rate_out: int) -> Audio:
 
 
 #: Frames an STFT effect transforms at a time: its memory stays a few MB whatever the
-#: sentence's length (all of a 10 s sentence's frames at once took 50-75 MB: docs/voices.md)
+#: sentence's length (all of a 10 s sentence's frames at once took 50-90 MB: docs/voices.md)
 FRAME_BLOCK = 128
 
 
