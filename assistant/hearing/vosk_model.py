@@ -41,10 +41,6 @@ def graph_kind(folder: Path) -> str:
     return ""
 
 
-def takes_grammar(folder: Path) -> bool:
-    return graph_kind(folder) == LOOKAHEAD
-
-
 def garbage_word(model: VocabularyModel) -> str | None:
     """The model's own word for speech outside the grammar (None: it has none)."""
     return next((w for w in GARBAGE_WORDS if model.vosk_model_find_word(w) >= 0), None)
