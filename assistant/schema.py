@@ -12,16 +12,18 @@ so a new game adds no line outside its package). A key segment ``*`` stands for 
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import importlib
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import Field, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 T = TypeVar("T")
+D = TypeVar("D")
 
 #: The modules that declare settings (each has ``SETTINGS``); games add ``<package>.settings``.
 DECLARED_IN = (
@@ -79,6 +81,54 @@ class Setting(Generic[T]):
             raise ConfigError(f"must be one of {', '.join(map(str, self.choices))}")
         within(value, self.minimum, self.maximum)
         return value
+
+
+#: A dataclass field's metadata entry naming the setting it is (:func:`declared_field`)
+KEY = "setting"
+
+
+def declared_field(setting: Setting[Any]) -> Any:
+    """A dataclass field that is ``setting``: its default the declared one (a fresh copy of a list
+    or a group), its key in the field's metadata, so that :func:`read_declared` reads it from
+    config.yaml and :func:`carried` hands it on, and the field's own line names the key once."""
+    metadata = {KEY: setting.key}
+    value = setting.default
+    if isinstance(value, list | dict | set):
+        return field(default_factory=lambda: copy.deepcopy(value), metadata=metadata)
+    return field(default=value, metadata=metadata)
+
+
+def field_maker(settings: Sequence[Setting[Any]]) -> Callable[[str], Any]:
+    """The :func:`declared_field` of each of ``settings`` by key: what a part that declares them
+    makes its settings dataclass's fields with (``talk_seconds: float = setting_field("live.talk_seconds")``)."""
+    by_key = {setting.key: setting for setting in settings}
+    return lambda key: declared_field(by_key[key])
+
+
+def declared_fields(kind: type[Any]) -> dict[str, Field[Any]]:
+    """The fields of the dataclass ``kind`` that are settings (:func:`declared_field`), by key."""
+    return {f.metadata[KEY]: f for f in fields(kind) if KEY in f.metadata}
+
+
+class Values(Protocol):
+    """What :func:`read_declared` reads from: ``config.Config``."""
+
+    def value(self, key: str) -> Any: ...
+
+
+def read_declared(kind: type[D], config: Values, **given: Any) -> D:
+    """A ``kind`` (a dataclass) whose fields that are settings are read from ``config``, each
+    checked against its declaration (a bad value reported, its default used); ``given`` sets the
+    other fields, or overrides."""
+    values = {f.name: config.value(key) for key, f in declared_fields(kind).items()}
+    return kind(**{**values, **given})
+
+
+def carried(source: Any, kind: type[D]) -> D:
+    """A ``kind`` (a dataclass) whose fields that are settings take the values of ``source``'s
+    fields that are the same settings (a part's settings handed on from the whole's)."""
+    have = {key: getattr(source, f.name) for key, f in declared_fields(type(source)).items()}
+    return kind(**{f.name: have[key] for key, f in declared_fields(kind).items() if key in have})
 
 
 def within(value: Any, minimum: float | None, maximum: float | None) -> None:

@@ -29,7 +29,7 @@ the Pi to this machine for the same model:
   still speaking; at the end of speech it decodes the whole utterance once more in one piece
   and checks its phones (its reading). On a Pi's four cores the reading's two decodes run on
   decoders of their own, each started at the end of speech on a thread of its own
-  (``side_decoder.py``; ``PocketSphinxTuning.phones_beside``): they are timed
+  (``side_decoder.py``; ``pocketsphinx_engine.SIDE_CORES``): they are timed
   here where a stage asks for the reading (read in place, where the meter can tell them from
   Whisper), and once more after the decision where no stage asked for it (the phone check's
   decode too where the reading found no command, as it runs all the same), and counted beside

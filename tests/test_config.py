@@ -184,31 +184,27 @@ def test_config_yaml_holds_to_the_schema() -> None:
 
 
 def test_every_setting_read_by_name_is_declared() -> None:
-    """``config.value("...")`` with a key nobody declared would fail at run time: none in the code."""
+    """``config.value("...")`` with a key nobody declared would fail at run time, a settings
+    dataclass's ``setting_field("...")`` at import: none in the code."""
     import re
 
     from assistant.schema import setting
 
     keys = set()
     for path in (ROOT / "assistant").rglob("*.py"):
-        keys.update(re.findall(r"config\.value\(\"([a-z_.]+)\"", path.read_text(encoding="utf-8")))
+        keys.update(re.findall(r"(?:config\.value|setting_field)\(\"([a-z_.]+)\"", path.read_text(encoding="utf-8")))
     assert len(keys) > 30
     for key in sorted(keys):
         setting(key)
 
 
 def test_the_parts_dataclass_defaults_are_the_declared_ones() -> None:
-    from assistant.live.loop import LiveSettings
+    """(LiveSettings' and hearing's: tests/test_hearing_settings.py, field by field.)"""
     from assistant.phone import PhoneSettings
     from assistant.schema import declared
     from assistant.voice.voices import VoiceSettings
 
     settings = declared()
-    live = LiveSettings()
-    for key in ("block_seconds", "mute_tail_seconds", "answer_early", "early_steady_blocks", "retry_seconds",
-                "talk_seconds"):
-        assert getattr(live, key) == settings[f"live.{key}"].default, key
-    assert live.listen == settings["listen"].default
     phone = PhoneSettings()
     for key in ("bind", "port", "mdns"):
         assert getattr(phone, key) == settings[f"phone.{key}"].default, key

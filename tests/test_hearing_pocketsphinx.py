@@ -189,17 +189,19 @@ def test_a_reading_put_off_is_the_same_reading(maker: ClipMaker) -> None:
     assert heard(later, clips[0]) == heard(eager, clips[0]) == Command("explore", {"d1": "1", "d2": "0", "d3": "2"})
 
 
-def test_the_end_of_speech_reads_with_the_moment_s_grammar_as_its_smallest_automaton(maker: ClipMaker) -> None:
+def test_the_end_of_speech_reads_with_the_moment_s_grammar_as_its_smallest_automaton(
+        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
     """The one-piece decode at the end of speech searches ``WordGraph.minimal`` of the moment's
-    grammar (``minimal_read``), the live pass the graph itself, which is active again after.
+    grammar, the live pass the graph itself, which is active again after.
     A reading put off keeps the grammar of its moment though the next moment's is set before it
-    is read; and the smallest automaton hears what the graph hears: a command in noise and
-    table talk the phone check doubts."""
+    is read; and the smallest automaton hears what the graph hears (a recognizer made to read on
+    the live pass's graph instead): a command in noise and table talk the phone check doubts."""
     graph_read, minimal = (PocketSphinxRecognizer() for _ in range(2))
-    graph_read.tuning.minimal_read = False
     moves = open_ear(HearingSettings(recognizer="pocketsphinx"), OMEGA, move_intents()).graph
-    for recognizer in (graph_read, minimal):
-        recognizer.set_grammar(moves)
+    with monkeypatch.context() as patch:
+        patch.setattr(WordGraph, "minimal", WordGraph.shared_ends)
+        graph_read.set_grammar(moves)
+    minimal.set_grammar(moves)
     assert minimal.decoder.current_search() == graph_read.decoder.current_search() == "g0"
     clips = [add_noise(maker.say("explore one zero two", PIPER), "white", 20.0, seed=3),
              maker.say("attack the red commando", ESPEAK_US), maker.say(SHALL_WE, PIPER)]
@@ -227,10 +229,12 @@ def partial_words(recognizer: PocketSphinxRecognizer, clip: np.ndarray) -> list[
     return said
 
 
-def test_the_live_pass_on_the_shared_ends_says_what_the_graph_says_half_way(maker: ClipMaker) -> None:
-    """The live pass searches the graph with its shared ends made one (``shared_live``): the
-    same words half-way as on the graph itself, block by block (the early answers rest on them),
-    for a move, a card game stat line in the moment of 11,313 transitions, and table talk."""
+def test_the_live_pass_on_the_shared_ends_says_what_the_graph_says_half_way(
+        maker: ClipMaker, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live pass searches the graph with its shared ends made one (``WordGraph.shared_ends``):
+    the same words half-way as on the graph itself (a recognizer made to search that instead),
+    block by block (the early answers rest on them), for a move, a card game stat line in the
+    moment of 11,313 transitions, and table talk."""
     cards = game_module("msx-cards").sentences()
     cases = [(OMEGA, move_intents(), [maker.say("explore one zero zero", PIPER),
                                       add_noise(maker.say("attack the red commando", ESPEAK_GB), "white", 20.0, seed=2),
@@ -240,9 +244,10 @@ def test_the_live_pass_on_the_shared_ends_says_what_the_graph_says_half_way(make
     for sentences, intents, clips in cases:
         graph = open_ear(HearingSettings(recognizer="pocketsphinx"), sentences, intents).graph
         plain, shared = (PocketSphinxRecognizer() for _ in range(2))
-        plain.tuning.shared_live = False
-        for recognizer in (plain, shared):
-            recognizer.set_grammar(graph)
+        with monkeypatch.context() as patch:
+            patch.setattr(WordGraph, "shared_ends", lambda g: (g.start, g.final, list(g.transitions())))
+            plain.set_grammar(graph)
+        shared.set_grammar(graph)
         for clip in clips:
             said = partial_words(plain, clip)
             assert said, "no partial words"

@@ -3,6 +3,8 @@ stages): config.yaml's hearing section and docs/hearing.md's table are held to t
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import MISSING, Field, fields
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,14 @@ import yaml
 from assistant.config import PROJECT_ROOT, Config
 from assistant.hearing import STAGE_NAMES, HearingSettings
 from assistant.hearing.pipeline import Cascade, field_name
+from assistant.hearing.pocketsphinx_engine import PocketSphinxTuning
 from assistant.hearing.settings import BY_KEY, SETTINGS, settings_table
+from assistant.hearing.spotting import SpotSettings
+from assistant.hearing.whisper_engine import WhisperSettings
+from assistant.live import settings as live
+from assistant.live.loop import LiveSettings
+from assistant.live.run import live_settings
+from assistant.schema import KEY, Setting, carried, declared_fields
 
 DOCS = PROJECT_ROOT / "docs" / "hearing.md"
 BEGIN = "<!-- settings table: written from assistant/hearing/settings.py; tests/test_hearing_settings.py -->"
@@ -42,16 +51,64 @@ def test_config_yaml_writes_the_player_s_hearing_settings_and_no_more() -> None:
     assert HearingSettings.from_config(tuned).closed_margin == 3.5 and tuned.problems == []
 
 
-def test_every_declared_key_is_a_field_of_hearing_settings_with_that_default() -> None:
-    settings = HearingSettings()
-    for setting in SETTINGS:
-        name = field_name(setting.key)
-        if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256"):
-            continue  # a path, and setup's own
-        owner = next((part for part in (settings.whisper, settings.spot) if hasattr(part, name)
-                      and setting.key.startswith("hearing.whisper.")), settings)
-        assert getattr(owner, name) == setting.default, setting.key
-    assert HearingSettings.from_config(Config()) == settings
+#: Each settings dataclass with the declarations its fields are made from, and the declared keys
+#: it holds: every one of them, each once, across the dataclasses that share a part's settings
+#: (HearingSettings and its nested parts). Declared keys no dataclass holds, and why:
+#: hearing.models_dir ("": the project's models/ folder, a Path resolved from config.yaml's
+#: folder), hearing.vosk_url and hearing.vosk_sha256 (`assistant setup`'s), live.input_device and
+#: live.spoken_extra_seconds (read where the microphone and a spoken answer are made).
+HELD: dict[type[Any], tuple[tuple[Setting[Any], ...], frozenset[str]]] = {
+    HearingSettings: (SETTINGS, frozenset(BY_KEY) - {"hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256"}),
+    PocketSphinxTuning: (SETTINGS, frozenset(key for key in BY_KEY if key.startswith("hearing.pocketsphinx.")
+                                             and key != "hearing.pocketsphinx.min_confidence")),
+    LiveSettings: (live.SETTINGS, frozenset({"listen", *(s.key for s in live.SETTINGS if s.key.startswith("live.")
+                                                         and s.key not in ("live.input_device",
+                                                                           "live.spoken_extra_seconds"))})),
+}
+#: Nested parts: their keys are counted with the dataclass that holds them.
+NESTED = {HearingSettings: (WhisperSettings, SpotSettings)}
+
+
+def _default(f: Field[Any]) -> Any:
+    return f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+
+
+def test_every_settings_dataclass_holds_each_of_its_declared_keys_once_with_the_declared_default() -> None:
+    """A field that is a setting is made from its declaration (``schema.declared_field``): its
+    name is its key's (``pipeline.field_name``: no renaming on the way), its default exactly the
+    declared one; no declared key lacks its field; and no other field is named as a declared key
+    (a default copied by hand, which could drift)."""
+    for kind, (declarations, keys) in HELD.items():
+        by_key = {setting.key: setting for setting in declarations}
+        names = {field_name(key) for key in by_key} - {"models_dir"}
+        held: Counter[str] = Counter()
+        for part in (kind, *NESTED.get(kind, ())):
+            for f in fields(part):
+                if KEY not in f.metadata:
+                    assert f.name not in names, f"{part.__name__}.{f.name} copies a declared default"
+                    continue
+                key = f.metadata[KEY]
+                held[key] += 1
+                assert f.name == field_name(key), (part.__name__, f.name, key)
+                default = _default(f)
+                assert default == by_key[key].default and type(default) is type(by_key[key].default), \
+                    (part.__name__, key, default, by_key[key].default)
+        assert set(held) == keys, (kind.__name__, sorted(keys - set(held)), sorted(set(held) - keys))
+        assert all(count == 1 for count in held.values()), (kind.__name__, held)
+    assert set(declared_fields(HearingSettings)) | set(declared_fields(WhisperSettings)) | \
+        set(declared_fields(SpotSettings)) == HELD[HearingSettings][1]
+    assert HearingSettings.from_config(Config()) == HearingSettings()
+    assert live_settings(Config()) == LiveSettings()
+    assert carried(HearingSettings(), PocketSphinxTuning) == PocketSphinxTuning()
+
+
+def test_the_first_pass_is_tuned_by_the_same_settings_read_from_config() -> None:
+    """config.yaml's ``hearing.pocketsphinx.*`` reaches PocketSphinx's tuning by key, unrenamed."""
+    config = Config.from_text("hearing:\n  pocketsphinx:\n    chatter_words: 12\n    chatter_loop: 0.2\n"
+                              "    phone_check: 0.5\n")
+    tuning = carried(HearingSettings.from_config(config), PocketSphinxTuning)
+    assert (tuning.chatter_words, tuning.chatter_loop, tuning.phone_check) == (12, 0.2, 0.5)
+    assert tuning.chatter_entry == BY_KEY["hearing.pocketsphinx.chatter_entry"].default and config.problems == []
 
 
 def test_each_stage_has_a_switch_and_turning_it_off_in_config_or_settings_is_the_same() -> None:

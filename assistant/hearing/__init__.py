@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from assistant.config import PROJECT_ROOT, Config
 from assistant.hearing.events import (
@@ -38,7 +37,7 @@ from assistant.hearing.events import (
 from assistant.hearing.grammar import WordGraph, snap
 from assistant.hearing.pipeline import STAGE_NAMES, Cascade, field_name
 from assistant.hearing.recognizer import BaseRecognizer, Ear, ModelError, Recognizer, SecondOpinion, prompt_for
-from assistant.hearing.settings import ENGINES, SETTINGS, default
+from assistant.hearing.settings import ENGINES, setting_field
 from assistant.hearing.spotting import SpotSettings, Spotter
 from assistant.hearing.vosk_engine import model_folder
 from assistant.hearing.whisper_engine import (
@@ -47,48 +46,46 @@ from assistant.hearing.whisper_engine import (
     find_model,
     model_label,
 )
+from assistant.schema import carried, read_declared
 from assistant.sentences import SentenceSet
-
-#: HearingSettings' nested parts: their fields' keys are "hearing.whisper.<field>"
-_NESTED = {"whisper": WhisperSettings, "spot": SpotSettings}
 
 
 @dataclass
 class HearingSettings:
-    """Hearing's settings, each field's default its declaration's (settings.SETTINGS): the field
+    """Hearing's settings, each field made from its declaration (settings.SETTINGS): the field
     of a key is ``pipeline.field_name(key)``; the Whisper model's and the spotter's are nested."""
 
-    recognizer: str = default("recognizer")
-    vosk_model: str = default("hearing.vosk_model")
-    models_dir: Path = field(default_factory=lambda: PROJECT_ROOT / "models")
-    snap_edits: int = default("hearing.snap_edits")
-    vosk_min_confidence: float = default("hearing.vosk.min_confidence")
-    pocketsphinx_min_confidence: float = default("hearing.pocketsphinx.min_confidence")
-    chatter_words: int = default("hearing.pocketsphinx.chatter_words")
-    chatter_entry: float = default("hearing.pocketsphinx.chatter_entry")
-    chatter_loop: float = default("hearing.pocketsphinx.chatter_loop")
-    noise_floor: float = default("hearing.pocketsphinx.noise_floor")
-    phone_check: float = default("hearing.pocketsphinx.phone_check")
-    early_phone_check: float = default("hearing.pocketsphinx.early_phone_check")
+    recognizer: str = setting_field("recognizer")
+    vosk_model: str = setting_field("hearing.vosk_model")
+    models_dir: Path = field(default_factory=lambda: PROJECT_ROOT / "models")  # hearing.models_dir: ""
+    snap_edits: int = setting_field("hearing.snap_edits")
+    vosk_min_confidence: float = setting_field("hearing.vosk.min_confidence")
+    pocketsphinx_min_confidence: float = setting_field("hearing.pocketsphinx.min_confidence")
+    chatter_words: int = setting_field("hearing.pocketsphinx.chatter_words")
+    chatter_entry: float = setting_field("hearing.pocketsphinx.chatter_entry")
+    chatter_loop: float = setting_field("hearing.pocketsphinx.chatter_loop")
+    noise_floor: float = setting_field("hearing.pocketsphinx.noise_floor")
+    phone_check: float = setting_field("hearing.pocketsphinx.phone_check")
+    early_phone_check: float = setting_field("hearing.pocketsphinx.early_phone_check")
     whisper: WhisperSettings = field(default_factory=WhisperSettings)
     spot: SpotSettings = field(default_factory=SpotSettings)
-    spotting: bool = default("hearing.whisper.spotting")
-    hypotheses: int = default("hearing.whisper.hypotheses")
-    veto: bool = default("hearing.whisper.veto")
-    confirm_distance: float = default("hearing.whisper.confirm_distance")
-    as_sentences: bool = default("hearing.whisper.as_sentences")
-    as_sentences_within: float = default("hearing.whisper.as_sentences_within")
-    budget_seconds: float = default("hearing.budget_seconds")
-    closed: bool = default("hearing.whisper.closed")
-    closed_beam: int = default("hearing.whisper.closed_beam")
-    closed_margin: float = default("hearing.whisper.closed_margin")
-    closed_agree_margin: float = default("hearing.whisper.closed_agree_margin")
-    closed_agree_fit: float = default("hearing.whisper.closed_agree_fit")
-    closed_fit: float = default("hearing.whisper.closed_fit")
-    closed_ask_fit: float = default("hearing.whisper.closed_ask_fit")
-    closed_stop: float = default("hearing.whisper.closed_stop")
-    closed_reject_fit: float = default("hearing.whisper.closed_reject_fit")
-    closed_tail: int = default("hearing.whisper.closed_tail")
+    spotting: bool = setting_field("hearing.whisper.spotting")
+    hypotheses: int = setting_field("hearing.whisper.hypotheses")
+    veto: bool = setting_field("hearing.whisper.veto")
+    confirm_distance: float = setting_field("hearing.whisper.confirm_distance")
+    as_sentences: bool = setting_field("hearing.whisper.as_sentences")
+    as_sentences_within: float = setting_field("hearing.whisper.as_sentences_within")
+    budget_seconds: float = setting_field("hearing.budget_seconds")
+    closed: bool = setting_field("hearing.whisper.closed")
+    closed_beam: int = setting_field("hearing.whisper.closed_beam")
+    closed_margin: float = setting_field("hearing.whisper.closed_margin")
+    closed_agree_margin: float = setting_field("hearing.whisper.closed_agree_margin")
+    closed_agree_fit: float = setting_field("hearing.whisper.closed_agree_fit")
+    closed_fit: float = setting_field("hearing.whisper.closed_fit")
+    closed_ask_fit: float = setting_field("hearing.whisper.closed_ask_fit")
+    closed_stop: float = setting_field("hearing.whisper.closed_stop")
+    closed_reject_fit: float = setting_field("hearing.whisper.closed_reject_fit")
+    closed_tail: int = setting_field("hearing.whisper.closed_tail")
 
     def without(self, *stages: str) -> HearingSettings:
         """These settings with the named stages of the hybrid switched off (an ablation):
@@ -103,25 +100,10 @@ class HearingSettings:
     def from_config(cls, config: Config) -> HearingSettings:
         """The settings in ``config``, each checked against its declaration (a bad value is
         reported and its default used)."""
-        values: dict[str, Any] = {}
-        nested: dict[str, dict[str, Any]] = {name: {} for name in _NESTED}
-        parts = {name: {f.name for f in fields(kind)} for name, kind in _NESTED.items()}
-        for setting in SETTINGS:
-            if setting.key in ("hearing.models_dir", "hearing.vosk_url", "hearing.vosk_sha256",
-                               ):
-                continue  # a path, and setup's: below
-            name = field_name(setting.key)
-            value = config.get(setting.key, setting.default, choices=setting.choices, minimum=setting.minimum,
-                               maximum=setting.maximum)
-            part = next((p for p in _NESTED if setting.key.startswith("hearing.whisper.") and name in parts[p]), None)
-            if part is not None:
-                nested[part][name] = value
-            else:
-                values[name] = value
-        models = config.get("hearing.models_dir", "")
-        if models:
-            values["models_dir"] = _resolve(models, config)
-        return cls(**values, **{name: kind(**nested[name]) for name, kind in _NESTED.items()})
+        models = config.value("hearing.models_dir")
+        return read_declared(cls, config, whisper=read_declared(WhisperSettings, config),
+                             spot=read_declared(SpotSettings, config),
+                             **({"models_dir": _resolve(models, config)} if models else {}))
 
     @property
     def vosk_folder(self) -> Path:
@@ -220,10 +202,7 @@ def _open_vosk(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:
 def _open_pocketsphinx(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:
     from assistant.hearing.pocketsphinx_engine import PocketSphinxRecognizer, PocketSphinxTuning
 
-    return PocketSphinxRecognizer(PocketSphinxTuning(
-        fillers=settings.chatter_words, filler_entry=settings.chatter_entry, filler_loop=settings.chatter_loop,
-        noise_floor=settings.noise_floor, phone_check=settings.phone_check,
-        early_phone_check=settings.early_phone_check))
+    return PocketSphinxRecognizer(carried(settings, PocketSphinxTuning))
 
 
 def _open_whisper(settings: HearingSettings, sentences: SentenceSet) -> Recognizer:

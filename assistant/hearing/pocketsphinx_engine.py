@@ -4,8 +4,8 @@ The grammar is the game's word graph as a finite-state grammar, plus one more wa
 through: a loop of common English words ("the", "you", "what", ...) and of table talk
 ("five", "dice", "turn") that are not command words. Chatter then decodes to those words,
 which the Ear rejects, instead of being forced onto the nearest command. The loop's entry
-and repeat probabilities set how readily speech counts as chatter (``filler_entry``,
-``filler_loop``).
+and repeat probabilities set how readily speech counts as chatter (``chatter_entry``,
+``chatter_loop``).
 
 PocketSphinx's voice-activity endpointer finds where an utterance ends. While it lasts, a
 live pass gives partial results; at its end the whole utterance is decoded once more in
@@ -32,7 +32,7 @@ The one-piece decode and the phone check run on decoders of their own through Po
 API (``side_decoder.py``: the Python binding holds the GIL while it decodes). In the hybrid the
 one-piece decode starts at the end of speech on a thread of its own (``read_ahead``), beside
 Whisper's look at the utterance, and is mostly done when a stage needs the first pass's
-reading. On a machine with four cores or more (``phones_beside``) the phone check's decode
+reading. On a machine with four cores or more (``SIDE_CORES``) the phone check's decode
 starts then too, on a second side decoder and thread (for nothing when the reading finds no
 command to check); on fewer it follows the one-piece decode on its thread.
 """
@@ -58,6 +58,7 @@ from assistant.hearing.events import Deferred, Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.pronouncing import pronouncing
 from assistant.hearing.recognizer import BaseRecognizer
+from assistant.hearing.settings import setting_field
 from assistant.hearing.side_decoder import NOT_SPEECH, Reading, SideDecoder, SideDecoderError, Transition
 
 #: Bytes of noise (0.3 s) put before each utterance (PocketSphinx estimates the noise from it).
@@ -144,33 +145,29 @@ def gate(audio: bytes, below_db: float, floor: float, seed: int = 0,
 
 @dataclass
 class PocketSphinxTuning:
-    """PocketSphinx's knobs here (``hearing.pocketsphinx.*`` in config.yaml sets most)."""
+    """PocketSphinx's knobs: the settings ``hearing.pocketsphinx.*`` (each field named as its key's
+    last part, its default the declared one), then constants chosen on the benchmark."""
 
-    fillers: int = 30               # chatter words in the loop beside the commands
-    filler_entry: float = 1e-25     # how readily the loop is entered ...
-    filler_loop: float = 0.1        # ... and stayed in
-    noise_floor: float = 30.0       # faint noise added (digital silence is misread)
+    chatter_words: int = setting_field("hearing.pocketsphinx.chatter_words")  # beside the commands
+    chatter_entry: float = setting_field("hearing.pocketsphinx.chatter_entry")  # how readily the loop is entered ...
+    chatter_loop: float = setting_field("hearing.pocketsphinx.chatter_loop")  # ... and stayed in
+    #: faint noise added (digital silence is misread)
+    noise_floor: float = setting_field("hearing.pocketsphinx.noise_floor")
+    #: a command that sounds this unlike itself is doubted ...
+    phone_check: float = setting_field("hearing.pocketsphinx.phone_check")
+    #: ... and before answering early
+    early_phone_check: float = setting_field("hearing.pocketsphinx.early_phone_check")
     gate_db: float = 20.0           # quieter talk than this under the loudest is quieted
     #: Narrower beams than PocketSphinx's defaults (1e-48 / 7e-29): about three times faster
     #: with the chatter loop, at the same accuracy on the benchmark's development set.
     beam: float = 1e-30
     word_beam: float = 1e-20
-    endpoint: bool = True           # cut utterances at silences (False: one utterance per stream)
-    partials: bool = True           # words as they are said (for answering early)
     seed: int = 0                   # of the noise floor: the same utterance is heard the same
-    phone_check: float = 1.2        # a command that sounds this unlike itself is doubted
-    early_phone_check: float = 0.8  # the same, before answering early
-    minimal_read: bool = True       # the end of speech decodes on the smallest deterministic automaton
-    shared_live: bool = True        # the live pass searches the graph with its shared ends made one
-    read_bestpath: bool = False     # True: read that decode by a best-path search of its word lattice
     #: start the reading's decodes at the end of speech on cores of their own (side_decoder.py):
     #: the phone check's always, the one-piece decode's with ``defer_reading``, ready when a stage
-    #: needs them, Whisper having looked at the utterance meanwhile (False: decoded when asked)
+    #: needs them, Whisper having looked at the utterance meanwhile (False: decoded when asked,
+    #: as bench_cost times them)
     read_ahead: bool = True
-    #: decode the phone check on a side decoder and thread of its own, beside the one-piece decode
-    #: (None: where the machine has the cores for both beside Whisper's threads, four or more;
-    #: else after it, on the reading's thread)
-    phones_beside: bool | None = None
 
 
 class PocketSphinxRecognizer(BaseRecognizer):
@@ -200,7 +197,9 @@ class PocketSphinxRecognizer(BaseRecognizer):
         self.side_problem = ""
         try:
             self._side = SideDecoder(t.beam, t.word_beam)
-            beside = t.phones_beside if t.phones_beside is not None else (os.cpu_count() or 1) >= SIDE_CORES
+            # the phone check decodes on a side decoder and thread of its own, beside the reading,
+            # where the machine has the cores for both beside Whisper's threads; else after it
+            beside = (os.cpu_count() or 1) >= SIDE_CORES
             self._phone_side = SideDecoder(t.beam, t.word_beam) if beside else None
         except SideDecoderError as error:
             self._side = None
@@ -242,38 +241,28 @@ class PocketSphinxRecognizer(BaseRecognizer):
     def set_grammar(self, graph: WordGraph) -> None:
         if graph.intents not in self._searches:
             name = f"g{len(self._searches)}"
-            # A search reads its words at the end by a best-path search of its word lattice when
-            # ``bestpath`` is set as it is made (seconds for long talk through the chatter loop):
-            # the live pass's partial words never do, and its final words are not read.
+            # No search reads its words by a best-path search of its word lattice (seconds for long
+            # talk through the chatter loop): the live pass's partial words never do, its final
+            # words are not read, and the reading takes the search's own best path.
             config = self.decoder.config
-            config["bestpath"] = self.tuning.read_bestpath and not self.tuning.minimal_read
-            live = graph.shared_ends() if self.tuning.shared_live else (graph.start, graph.final,
-                                                                          list(graph.transitions()))
+            config["bestpath"] = False
+            live = graph.shared_ends()
             # the words of commands refused now are chatter in the reading of a whole utterance,
             # which decides; not in the live pass, whose partial words answer early
-            transitions, chatter = self._transitions(graph, *live, refused=not self.tuning.minimal_read)
+            transitions, chatter = self._transitions(graph, *live)
             self._add_search(name, *live[:2], transitions)
-            read = graph.minimal() if self.tuning.minimal_read else live
-            read_transitions = transitions
-            if self.tuning.minimal_read:
-                read_transitions, read_chatter = self._transitions(graph, *read, refused=True)
-                chatter |= read_chatter
-            if self._side_reads:
-                self._add_side(f"{name}m" if self.tuning.minimal_read else name, *read[:2], read_transitions)
-            elif self.tuning.minimal_read:
-                config["bestpath"] = self.tuning.read_bestpath
+            read = graph.minimal()
+            read_transitions, read_chatter = self._transitions(graph, *read, refused=True)
+            chatter |= read_chatter
+            if self._side is not None:
+                self._add_side(f"{name}m", *read[:2], read_transitions)
+            else:
                 self._add_search(f"{name}m", *read[:2], read_transitions)
             config["bestpath"] = True
             self._searches[graph.intents] = (name, chatter)
         name, self._chatter = self._searches[graph.intents]
-        self._read_search = f"{name}m" if self.tuning.minimal_read else name
+        self._read_search = f"{name}m"
         self.decoder.activate_search(name)
-
-    @property
-    def _side_reads(self) -> bool:
-        """Whether the end of speech reads on the side decoder (it reads by the search's own best
-        path only: ``read_bestpath`` needs the binding's)."""
-        return self._side is not None and not self.tuning.read_bestpath
 
     def _pronunciations(self, word: str) -> set[str]:
         return set(self._variants(word))
@@ -290,8 +279,8 @@ class PocketSphinxRecognizer(BaseRecognizer):
             sounds = self._pronunciations(word)
             return bool(sounds) and word not in vocabulary and not sounds & taken
 
-        chosen = [w for w in self._common if free(w)][:self.tuning.fillers]
-        if self.tuning.fillers:
+        chosen = [w for w in self._common if free(w)][:self.tuning.chatter_words]
+        if self.tuning.chatter_words:
             chosen += [w for w in self._table if free(w) and w not in chosen]
             chosen += [w for w in sorted(refused) if free(w) and w not in chosen]
         return set(chosen)
@@ -316,8 +305,8 @@ class PocketSphinxRecognizer(BaseRecognizer):
         if chatter:
             loop = 1 + max([start, final, *(max(src, dst) for src, dst, *_ in ways)])
             for word in chatter:
-                transitions.append((start, loop, self.tuning.filler_entry / len(chatter), word))
-                transitions.append((loop, loop, self.tuning.filler_loop / len(chatter), word))
+                transitions.append((start, loop, self.tuning.chatter_entry / len(chatter), word))
+                transitions.append((loop, loop, self.tuning.chatter_loop / len(chatter), word))
             transitions.append((loop, final, 1.0))
         return transitions, set(chatter)
 
@@ -367,9 +356,8 @@ class PocketSphinxRecognizer(BaseRecognizer):
         self._utterance = [self._comfort_noise(before), before]
         self._started = True
         self._last_partial = ""
-        if self.tuning.partials:
-            self.decoder.start_utt()
-            self.decoder.process_raw(b"".join(self._utterance))
+        self.decoder.start_utt()
+        self.decoder.process_raw(b"".join(self._utterance))
 
     def _comfort_noise(self, audio: bytes) -> bytes:
         x = np.frombuffer(audio, dtype=np.int16).astype(np.float64)
@@ -386,18 +374,9 @@ class PocketSphinxRecognizer(BaseRecognizer):
                 self._background.popleft()
             return
         self._utterance.append(frame)
-        if self.tuning.partials:
-            self.decoder.process_raw(frame)
+        self.decoder.process_raw(frame)
 
     def accept(self, block: bytes) -> Partial | Transcript | None:
-        if not self.tuning.endpoint:
-            data = self._edges.leftover + self._floor(block)
-            self._edges.leftover = b""
-            if not self._started:
-                self._start()
-            if data:
-                self._add(data)
-            return self._partial()
         for frame, was_speaking, speaking in self._edges.frames(self._floor(block)):
             self._add(frame)
             if speaking and not self._started:
@@ -408,8 +387,6 @@ class PocketSphinxRecognizer(BaseRecognizer):
         return self._partial() if self._started else None
 
     def _partial(self) -> Partial | None:
-        if not self.tuning.partials:
-            return None
         hyp = self.decoder.hyp()
         text = self._words(hyp.hypstr) if hyp is not None else ""
         if text and text != self._last_partial:
@@ -426,8 +403,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
         """The utterance is over: its reading (``_read``), or, when ``defer_reading`` is set, a
         ``Deferred`` transcript whose ``settle`` gives it: begun now on the side decoder's thread
         (``read_ahead``), else read when first asked."""
-        if self.tuning.partials:
-            self.decoder.end_utt()
+        self.decoder.end_utt()
         self._started = False
         self._boundary()
         audio = self._utterance_audio()[-READ_BYTES:]
@@ -443,7 +419,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
         # The live pass's words as its last partial gave them: its final reading would cost a
         # best-path search over the whole lattice (seconds for long talk through the chatter
         # loop), and nothing judges it (``settle`` gives the reading).
-        if self._side is not None and self._side_reads and self.tuning.read_ahead:
+        if self._side is not None and self.tuning.read_ahead:
             return Deferred(self._last_partial, 0.0, settle=self._side.start(read).result)
         return Deferred(self._last_partial, 0.0, settle=read)
 
@@ -451,10 +427,10 @@ class PocketSphinxRecognizer(BaseRecognizer):
         """Decode the whole utterance once more in one piece: PocketSphinx then normalizes it
         as a whole (batch CMN), which holds up far better in noise than the live pass; then
         the phone check. ``search`` is the moment's grammar as it was when the utterance
-        ended: with ``minimal_read``, its smallest deterministic automaton (the same
-        sentences, each as likely; a word shared by many sentences searched once), which the
-        live pass does not use because its pushed chances change the partial words."""
-        reading = self._side_read(audio, search) if self._side_reads else self._binding_read(audio, search)
+        ended, as its smallest deterministic automaton (the same sentences, each as likely; a
+        word shared by many sentences searched once), which the live pass does not use because
+        its pushed chances change the partial words."""
+        reading = self._side_read(audio, search) if self._side is not None else self._binding_read(audio, search)
         if reading is None:
             return Transcript("", 0.0)
         text = self._words(reading.hypstr, chatter)
@@ -485,8 +461,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
 
     def _pronounced(self, word: str) -> str | None:
         """``word``'s phones (``word(2)``: its second pronunciation) as the reading decoder has them."""
-        if self._side_reads:
-            assert self._side is not None
+        if self._side is not None:
             return self._side.pronunciations.get(word)
         return self.decoder.lookup_word(word)
 
@@ -557,7 +532,7 @@ class PocketSphinxRecognizer(BaseRecognizer):
         return self._end()
 
     def reset(self) -> None:
-        if self._started and self.tuning.partials:
+        if self._started:
             self.decoder.end_utt()
         self._started = False
         self._utterance = []

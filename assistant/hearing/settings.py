@@ -3,7 +3,9 @@
 The engines' settings are declared here; the hybrid's are declared by its stages
 (``pipeline``: each stage owns its settings) and gathered here. The schema of ``config.yaml``
 gathers these (with every other part's declarations), so the defaults written here are the
-only ones. ``HearingSettings`` takes its defaults from them and ``from_config`` reads them.
+only ones: a settings dataclass's field that is one (``HearingSettings``' and its parts',
+``PocketSphinxTuning``'s) is made by :func:`setting_field` from the declaration, so it has the
+declared default and is read from config.yaml by its key (``schema.read_declared``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from assistant.hearing.pipeline import stage_settings
-from assistant.schema import Setting
+from assistant.schema import Setting, field_maker
 
 ENGINES = ("auto", "hybrid", "vosk-hybrid", "whisper", "vosk", "pocketsphinx", "text")
 
@@ -67,9 +69,8 @@ SETTINGS: tuple[Setting[Any], ...] = (
 BY_KEY: dict[str, Setting[Any]] = {setting.key: setting for setting in SETTINGS}
 
 
-def default(key: str) -> Any:
-    """The declared default of ``key``."""
-    return BY_KEY[key].default
+#: A dataclass field that is the setting of a key: the declared default, read by its key.
+setting_field = field_maker(SETTINGS)
 
 
 def _shown(value: Any) -> str:

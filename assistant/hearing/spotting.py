@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from assistant.engine import Command
 from assistant.hearing.pronouncing import Pronouncing, pronouncing
-from assistant.hearing.settings import default
+from assistant.hearing.settings import setting_field
 from assistant.sentences import Alt, Node, RuleRef, SentenceSet, Seq, SlotRef, Word, number_words
 
 Matrix = npt.NDArray[np.float64]
@@ -199,17 +199,17 @@ FILLERS = frozenset({"okay", "ok", "um", "uh", "uhm", "hmm", "hey", "so", "well"
 @dataclass
 class SpotSettings:
     #: The farthest a command may be from what was heard: edits per phone of the sentence.
-    max_distance: float = default("hearing.whisper.max_distance")
+    max_distance: float = setting_field("hearing.whisper.max_distance")
     #: How many more phone edits the nearest other command must need (one similar phone is 0.5).
-    margin: float = default("hearing.whisper.margin")
+    margin: float = setting_field("hearing.whisper.margin")
     #: What a word outside the command costs, as a share of what it costs inside it.
-    outside: float = default("hearing.whisper.outside")
+    outside: float = setting_field("hearing.whisper.outside")
     #: What each word added, dropped or changed costs on top of its phones: a recognizer that
     #: writes words is more often right about a whole word than about its sounds.
     word_cost: float = 0.3
     #: Words said around a command that say nothing ("okay, attack", "pass, please"; Whisper
     #: also writes "Okay." for a sound it cannot place) cost this share of an outside word.
-    filler_share: float = default("hearing.whisper.filler_share")
+    filler_share: float = setting_field("hearing.whisper.filler_share")
     fillers: frozenset[str] = FILLERS
     #: Too far to take, but this near (edits per phone): a near miss, kept so that the same command
     #: missed again at once is asked about (the live loop); a first-pass command Whisper's veto

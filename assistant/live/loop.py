@@ -49,6 +49,7 @@ from assistant.hearing.recognizer import Ear
 from assistant.live.keypad import TALK, Keypad
 from assistant.live.microphone import Block, MicrophoneError
 from assistant.live.policy import ANSWERS, Action, Decision, decide
+from assistant.live.settings import setting_field
 from assistant.memory import give_back_memory
 from assistant.sentences import SentenceSet
 from assistant.session import Front
@@ -90,16 +91,19 @@ CUE_TAIL_SECONDS = 0.15
 
 @dataclass
 class LiveSettings:
-    block_seconds: float = 0.1
-    mute_tail_seconds: float = 0.4
-    answer_early: bool = True
-    early_steady_blocks: int = 2
-    retry_seconds: float = 2.0
+    """The loop's settings: those declared in live/settings.py (made from their declarations, read
+    from config.yaml by ``schema.read_declared``), then constants."""
+
+    block_seconds: float = setting_field("live.block_seconds")
+    mute_tail_seconds: float = setting_field("live.mute_tail_seconds")
+    answer_early: bool = setting_field("live.answer_early")
+    early_steady_blocks: int = setting_field("live.early_steady_blocks")
+    retry_seconds: float = setting_field("live.retry_seconds")
     silent_mic_seconds: float = 3.0
     #: "always", or "push-to-talk": only what is said after a talk press is heard.
-    listen: str = "always"
+    listen: str = setting_field("listen")
     #: Push-to-talk: how long one press listens at most (the utterance under way is then ended).
-    talk_seconds: float = 6.0
+    talk_seconds: float = setting_field("live.talk_seconds")
     #: How long a question about a doubted command waits for yes or no before it is dropped.
     confirm_seconds: float = 10.0
     #: A command missed (Whisper's veto dropped it, or Whisper wrote something near it), missed

@@ -32,6 +32,7 @@ from assistant.live.keypads import members, open_keypad, working
 from assistant.live.loop import LiveLoop, LiveSettings
 from assistant.live.microphone import Block, Microphone, MicrophoneError
 from assistant.menu import menu_phrases
+from assistant.schema import read_declared
 from assistant.sentences import SentenceSet
 from assistant.volume import Volume
 
@@ -64,15 +65,7 @@ class TableBox(Box):
 
 
 def live_settings(config: Config) -> LiveSettings:
-    return LiveSettings(
-        block_seconds=config.value("live.block_seconds"),
-        mute_tail_seconds=config.value("live.mute_tail_seconds"),
-        answer_early=config.value("live.answer_early"),
-        early_steady_blocks=config.value("live.early_steady_blocks"),
-        retry_seconds=config.value("live.retry_seconds"),
-        listen=config.value("listen"),
-        talk_seconds=config.value("live.talk_seconds"),
-    )
+    return read_declared(LiveSettings, config)
 
 
 def hear_pushed_to_talk(hearing: HearingSettings) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assistant.schema import ConfigError, LeftOut, Setting
+from assistant.schema import ConfigError, LeftOut, Setting, field_maker
 
 if TYPE_CHECKING:
     from assistant.config import Config
@@ -66,3 +66,6 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("keypad.gpio.bounce_seconds", 0.05, "Presses closer than this on one button are contact bounce.",
             minimum=0.0, maximum=1.0),
 )
+
+#: ``LiveSettings``' fields that are settings are made from their declarations by this.
+setting_field = field_maker(SETTINGS)
