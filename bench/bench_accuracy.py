@@ -107,6 +107,7 @@ from assistant.hearing import (  # noqa: E402
 from assistant.hearing.audio import RATE  # noqa: E402
 from assistant.hearing.moments import grammar_for, listening_moments  # noqa: E402
 from assistant.hearing.pipeline import Cascade  # noqa: E402
+from assistant.hearing.settings import BY_KEY  # noqa: E402
 from assistant.live.policy import missed_again  # noqa: E402
 from assistant.sentences import SentenceSet  # noqa: E402
 from bench.results import Results  # noqa: E402
@@ -184,10 +185,10 @@ SETS = ("tuning", "held-out")
 ABLATION: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     ("first pass's phone check", {"hearing.pocketsphinx.phone_check": 0.0,
                                   "hearing.pocketsphinx.early_phone_check": 0.0}, None),
-    # each stage of Whisper's cascade (assistant/hearing/pipeline.py) by its own switch, the
-    # first setting it declares; the third field names the stage (see ``unchanged_without``)
-    *((f"stage {stage.name}", {stage.SETTINGS[0].key: type(stage.SETTINGS[0].default)(0)}, stage.name)
-      for stage in Cascade().stages if stage.SETTINGS[0].default),
+    # each stage of Whisper's cascade (assistant/hearing/pipeline.py) by its own switch; the
+    # third field names the stage (see ``unchanged_without``)
+    *((f"stage {stage.name}", {stage.switch: type(BY_KEY[stage.switch].default)(0)}, stage.name)
+      for stage in Cascade().stages if BY_KEY[stage.switch].default),
 )
 #: A stage off by default (as_sentences: on only with push-to-talk) is no stage of the cascade as
 #: shipped and has no row here.

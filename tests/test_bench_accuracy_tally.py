@@ -19,7 +19,7 @@ from assistant.games import game_module
 from assistant.games.omega_virus.engine import CommandCenter, Phase
 from assistant.hearing import HearingSettings
 from assistant.hearing.events import Doubted, NearMiss, NotRecognized, Transcript
-from assistant.hearing.pipeline import Cascade
+from assistant.hearing.pipeline import Cascade, without
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
@@ -171,12 +171,12 @@ def test_a_clip_is_taken_without_a_stage_only_when_hearing_it_again_would_give_t
         row = {"cpu": cpu, "steps": steps}
         for stage in (s.name for s in Cascade().stages if s.on(settings)):
             same = unchanged_without(stage, row, budget)
-            without, cpu_without, _ = heard_with(settings.without(stage), case)
+            command_without, cpu_without, _ = heard_with(without(settings, stage), case)
             if same is None:
                 heard_again += 1
                 continue
             taken += 1
-            assert without == command, (case, stage)
+            assert command_without == command, (case, stage)
             assert same["cpu"] == pytest.approx(cpu_without), (case, stage)
     assert taken and heard_again
 

@@ -17,7 +17,7 @@ from assistant.games import game_module
 from assistant.hearing import STAGE_NAMES, HearingSettings, open_ear
 from assistant.hearing.closed import Sentence
 from assistant.hearing.events import Deferred, Doubted, NotAllowedNow, NotRecognized, OverBudget, Transcript
-from assistant.hearing.pipeline import SPAN, Cascade, Closed, HeldTo, taken
+from assistant.hearing.pipeline import SPAN, Cascade, Closed, HeldTo, taken, without
 from assistant.hearing.recognizer import Ear, SecondOpinion
 from assistant.hearing.spotting import Spotter
 from assistant.hearing.text_engine import TextRecognizer
@@ -139,7 +139,7 @@ def test_the_expected_cost_follows_what_a_stage_cost_here() -> None:
 @pytest.mark.parametrize("stage", FREE_TEXT)
 def test_a_stage_switched_off_is_skipped(stage: str) -> None:
     clock = Clock()
-    hearing = HearingSettings(as_sentences=True, budget_seconds=100.0).without("closed", stage)
+    hearing = without(HearingSettings(as_sentences=True, budget_seconds=100.0), "closed", stage)
     whisper = Costly(clock, ["Let me think."], ["Hmm."])
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), hearing))  # type: ignore[arg-type]
     assert isinstance(hear(e, ""), NotRecognized)
@@ -159,7 +159,7 @@ def test_a_command_only_a_guessing_stage_took_is_doubted() -> None:
 
 def test_the_veto_switched_off_lets_the_first_pass_command_stand() -> None:
     clock = Clock()
-    hearing = HearingSettings().without("closed", "veto")
+    hearing = without(HearingSettings(), "closed", "veto")
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(Costly(clock, ["I would love some pizza."]),  # type: ignore[arg-type]
                                                           Spotter(CARDS), hearing))
     heard = hear(e, "attack")

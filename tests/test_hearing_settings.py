@@ -11,12 +11,10 @@ from typing import Any
 import yaml
 
 from assistant.config import PROJECT_ROOT, Config
-from assistant.hearing import STAGE_NAMES, HearingSettings
-from assistant.hearing.pipeline import Cascade, field_name
+from assistant.hearing import STAGE_NAMES, HearingSettings, settings_table
+from assistant.hearing.pipeline import Cascade, field_name, without
 from assistant.hearing.pocketsphinx_engine import PocketSphinxTuning
-from assistant.hearing.settings import BY_KEY, SETTINGS, settings_table
-from assistant.hearing.spotting import SpotSettings
-from assistant.hearing.whisper_engine import WhisperSettings
+from assistant.hearing.settings import BY_KEY, SETTINGS, SpotSettings, WhisperSettings
 from assistant.live import settings as live
 from assistant.live.loop import LiveSettings
 from assistant.live.run import live_settings
@@ -114,9 +112,9 @@ def test_the_first_pass_is_tuned_by_the_same_settings_read_from_config() -> None
 def test_each_stage_has_a_switch_and_turning_it_off_in_config_or_settings_is_the_same() -> None:
     assert STAGE_NAMES == ("spot", "veto", "as_sentences", "closed")
     for stage in Cascade().stages:
-        switch = stage.SETTINGS[0]
-        assert type(switch.default) in (bool, int) and switch.key in BY_KEY, stage.name
-        off = HearingSettings().without(stage.name)
+        switch = BY_KEY[stage.switch]
+        assert type(switch.default) in (bool, int), stage.name
+        off = without(HearingSettings(), stage.name)
         assert not stage.on(off), stage.name
         text = "\n".join(f"{'  ' * depth}{part}:" for depth, part in enumerate(switch.key.split(".")[:-1]))
         value = "false" if isinstance(switch.default, bool) else "0"

@@ -29,8 +29,8 @@ from assistant.hearing.vosk_engine import (
     is_model,
     load_model,
     missing_words,
-    model_folder,
 )
+from assistant.hearing.vosk_model import model_folder
 
 OMEGA = game_module("omega-virus").sentences()
 

@@ -390,4 +390,4 @@ def test_bench_accuracy_measures_vosk_hybrid_with_the_command_the_doctor_gives(t
     refused = subprocess.run([*command, "--engines", "hybrid,kaldi", "--count"], cwd=PROJECT_ROOT,
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2
-    assert "--engines: one or more of pocketsphinx, vosk, whisper, hybrid, vosk-hybrid" in refused.stderr
+    assert "--engines: one or more of hybrid, vosk-hybrid, whisper, vosk, pocketsphinx" in refused.stderr

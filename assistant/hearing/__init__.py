@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Any
 
-from assistant.config import PROJECT_ROOT, Config
 from assistant.hearing.events import (
     Doubted,
     Event,
@@ -35,87 +34,43 @@ from assistant.hearing.events import (
     event_from_dict,
 )
 from assistant.hearing.grammar import WordGraph, snap
-from assistant.hearing.pipeline import STAGE_NAMES, Cascade, field_name
+from assistant.hearing.pipeline import STAGE_NAMES, Cascade
 from assistant.hearing.recognizer import BaseRecognizer, Ear, ModelError, Recognizer, SecondOpinion, prompt_for
-from assistant.hearing.settings import ENGINES, setting_field
-from assistant.hearing.spotting import SpotSettings, Spotter
-from assistant.hearing.vosk_engine import model_folder
+from assistant.hearing.settings import ENGINES, SETTINGS, HearingSettings
+from assistant.hearing.spotting import Spotter
 from assistant.hearing.whisper_engine import (
-    WhisperSettings,
     WhisperTranscriber,
     find_model,
     model_label,
 )
-from assistant.schema import carried, read_declared
+from assistant.schema import carried
 from assistant.sentences import SentenceSet
 
 
-@dataclass
-class HearingSettings:
-    """Hearing's settings, each field made from its declaration (settings.SETTINGS): the field
-    of a key is ``pipeline.field_name(key)``; the Whisper model's and the spotter's are nested."""
-
-    recognizer: str = setting_field("recognizer")
-    vosk_model: str = setting_field("hearing.vosk_model")
-    models_dir: Path = field(default_factory=lambda: PROJECT_ROOT / "models")  # hearing.models_dir: ""
-    snap_edits: int = setting_field("hearing.snap_edits")
-    vosk_min_confidence: float = setting_field("hearing.vosk.min_confidence")
-    pocketsphinx_min_confidence: float = setting_field("hearing.pocketsphinx.min_confidence")
-    chatter_words: int = setting_field("hearing.pocketsphinx.chatter_words")
-    chatter_entry: float = setting_field("hearing.pocketsphinx.chatter_entry")
-    chatter_loop: float = setting_field("hearing.pocketsphinx.chatter_loop")
-    noise_floor: float = setting_field("hearing.pocketsphinx.noise_floor")
-    phone_check: float = setting_field("hearing.pocketsphinx.phone_check")
-    early_phone_check: float = setting_field("hearing.pocketsphinx.early_phone_check")
-    whisper: WhisperSettings = field(default_factory=WhisperSettings)
-    spot: SpotSettings = field(default_factory=SpotSettings)
-    spotting: bool = setting_field("hearing.whisper.spotting")
-    hypotheses: int = setting_field("hearing.whisper.hypotheses")
-    veto: bool = setting_field("hearing.whisper.veto")
-    confirm_distance: float = setting_field("hearing.whisper.confirm_distance")
-    as_sentences: bool = setting_field("hearing.whisper.as_sentences")
-    as_sentences_within: float = setting_field("hearing.whisper.as_sentences_within")
-    budget_seconds: float = setting_field("hearing.budget_seconds")
-    closed: bool = setting_field("hearing.whisper.closed")
-    closed_beam: int = setting_field("hearing.whisper.closed_beam")
-    closed_margin: float = setting_field("hearing.whisper.closed_margin")
-    closed_agree_margin: float = setting_field("hearing.whisper.closed_agree_margin")
-    closed_agree_fit: float = setting_field("hearing.whisper.closed_agree_fit")
-    closed_fit: float = setting_field("hearing.whisper.closed_fit")
-    closed_ask_fit: float = setting_field("hearing.whisper.closed_ask_fit")
-    closed_stop: float = setting_field("hearing.whisper.closed_stop")
-    closed_reject_fit: float = setting_field("hearing.whisper.closed_reject_fit")
-    closed_tail: int = setting_field("hearing.whisper.closed_tail")
-
-    def without(self, *stages: str) -> HearingSettings:
-        """These settings with the named stages of the hybrid switched off (an ablation):
-        names from pipeline.STAGE_NAMES; each stage's switch is its first declared setting."""
-        switches = {stage.name: stage.SETTINGS[0] for stage in Cascade().stages}
-        unknown = set(stages) - set(switches)
-        if unknown:
-            raise ValueError(f"no stage {', '.join(sorted(unknown))}; the stages are {', '.join(STAGE_NAMES)}")
-        return replace(self, **{field_name(switches[name].key): type(switches[name].default)(0) for name in stages})
-
-    @classmethod
-    def from_config(cls, config: Config) -> HearingSettings:
-        """The settings in ``config``, each checked against its declaration (a bad value is
-        reported and its default used)."""
-        models = config.value("hearing.models_dir")
-        return read_declared(cls, config, whisper=read_declared(WhisperSettings, config),
-                             spot=read_declared(SpotSettings, config),
-                             **({"models_dir": _resolve(models, config)} if models else {}))
-
-    @property
-    def vosk_folder(self) -> Path:
-        return model_folder(self.vosk_model, self.models_dir)
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"' if value == "" else value
+    return repr(value)
 
 
-def _resolve(path: str, config: Config) -> Path:
-    p = Path(path).expanduser()
-    if p.is_absolute():
-        return p
-    base = config.path.parent if config.path is not None else Path.cwd()
-    return base / p
+def settings_table() -> str:
+    """docs/hearing.md's settings table, written from the declarations (tests/test_hearing_settings.py
+    holds the docs to it and prints it when they differ)."""
+    rows = ["| key | default | range | what it does |", "|---|---|---|---|"]
+    for setting in SETTINGS:
+        if setting.choices is not None:
+            limits = ", ".join(_shown(c) for c in setting.choices)
+        elif setting.minimum is not None or setting.maximum is not None:
+            limits = f"{_shown(setting.minimum)} to {_shown(setting.maximum)}"
+        else:
+            limits = ""
+        rows.append(f"| `{setting.key}` | {_shown(setting.default)} | {limits} | {setting.doc} |")
+    stages = ["| stage | switch | a command it takes is |", "|---|---|---|"]
+    for stage in Cascade().stages:
+        stages.append(f"| {stage.name} | `{stage.switch}` | {'heard' if stage.sure else 'doubted'} |")
+    return "\n".join(rows) + "\n\nThe hybrid's stages, in the order they run:\n\n" + "\n".join(stages) + "\n"
 
 
 #: The hybrids by name, each with the first pass it puts before Whisper (``auto`` picks ``hybrid``).

@@ -4,21 +4,33 @@ the stages use of Whisper (``Transcriber``)."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from assistant.engine import Command
 from assistant.hearing.events import Doubted, Final, NotRecognized, Transcript
-from assistant.schema import Setting
 
 if TYPE_CHECKING:
-    from assistant.hearing import HearingSettings
-    from assistant.hearing.closed import Look, Sentence
+    from assistant.hearing.closed import Sentence
     from assistant.hearing.grammar import WordGraph
-    from assistant.hearing.recognizer import Ear
+    from assistant.hearing.settings import HearingSettings
     from assistant.hearing.spotting import Spotter
+    from assistant.sentences import SentenceSet
+
+
+class EarView(Protocol):
+    """What the stages read of the utterance's ``recognizer.Ear`` (which runs them: a Protocol,
+    so that the stages do not import the module that imports them)."""
+
+    sentences: SentenceSet
+    graph: WordGraph
+
+    def prompt(self) -> str: ...
+
+    def spot(self, text: str) -> Final: ...
 
 
 class Transcriber(Protocol):
@@ -73,7 +85,7 @@ class Case:
     """One utterance on its way: the first pass's judgement (or how to come by it), the audio,
     and what Whisper made of it (each written once, when a stage first needs it)."""
 
-    ear: Ear
+    ear: EarView
     transcriber: Transcriber
     spotter: Spotter
     settings: HearingSettings
@@ -134,8 +146,8 @@ class Stage:
 
     #: the stable short name (ablation tables, traces, ``HearingSettings.without``)
     name: ClassVar[str]
-    #: the settings this stage owns; the first is its switch
-    SETTINGS: ClassVar[tuple[Setting[Any], ...]]
+    #: the key of its switch setting (declared in settings.py with the stage's other settings)
+    switch: ClassVar[str]
     #: False: a command this stage takes is doubted (it guesses)
     sure: ClassVar[bool] = False
     #: CPU seconds one run typically costs here (for a 2 s utterance when it ``scales``): the
@@ -147,10 +159,6 @@ class Stage:
     def per(self, audio: bytes) -> float:
         """What the stage's expected cost is counted per: seconds of audio when it ``scales``."""
         return max(len(audio) / BYTES_PER_SECOND, MIN_AUDIO) if self.scales else 1.0
-
-    @property
-    def switch(self) -> str:
-        return self.SETTINGS[0].key
 
     def on(self, settings: HearingSettings) -> bool:
         return bool(getattr(settings, field_name(self.switch)))
@@ -174,3 +182,63 @@ def field_name(key: str) -> str:
     the engine's name before it where two engines share it (vosk_min_confidence)."""
     parts = key.split(".")
     return f"{parts[-2]}_{parts[-1]}" if parts[-1] == "min_confidence" else parts[-1]
+
+
+#: ``HeldTo.first`` when the first pass's judgement was not read (the rule heard without it)
+UNREAD = "unread"
+
+
+def relation(first: Command | None, command: Command) -> str:
+    """``HeldTo.first``: whether the first pass took ``command`` ("same"), another or none."""
+    return "none" if first is None else "same" if first == command else "other"
+
+
+@dataclass(frozen=True)
+class HeldTo:
+    """What the grammar search found, in Whisper's log probabilities: the likeliest allowed
+    sentence (and its words), the likeliest of another command, Whisper's own unconstrained
+    reading; and whether the first pass took the same command ("same"), another, none, or was not
+    read (``UNREAD``)."""
+
+    best: float
+    other: float
+    own: float
+    words: int = 1
+    first: str = "none"
+    #: the best sentence's ``closed.Sentence.stop``: 0 when Whisper would stop writing after it
+    stop: float = 0.0
+    #: how far its command is from Whisper's own reading (``Spotter.distance``; inf: not at all)
+    reads: float = math.inf
+    #: how many words Whisper's own reading goes on after a sentence of that command at its start
+    tail: int = 0
+    #: whether Whisper's own reading, repeats cut, is that command and nothing more ("Status. Status.")
+    whole: bool = False
+
+    @property
+    def margin(self) -> float:
+        """How much likelier the best sentence is than any sentence of another command."""
+        return self.best - self.other
+
+    @property
+    def fit(self) -> float:
+        """How much less likely the best sentence is than Whisper's own reading, per token (its
+        words and its end): table talk forced onto a short command strays far at every token."""
+        return (self.best - self.own) / (self.words + 1)
+
+    def note(self) -> str:
+        return (f"best {self.best:.2f} other {self.other:.2f} own {self.own:.2f} words {self.words} "
+                f"first {self.first} stop {self.stop:.2f} reads {self.reads:.2f} tail {self.tail} "
+                f"whole {int(self.whole)}")
+
+
+@dataclass(frozen=True)
+class Look:
+    """What the grammar search found for one utterance: the likeliest allowed sentences and their
+    commands, Whisper's own reading and its log probability, and the figures the rule reads (None
+    when no allowed sentence was found, or the best is no command)."""
+
+    found: list[Sentence]
+    commands: list[Command | None]
+    reading: str
+    own: float
+    held: HeldTo | None

@@ -17,14 +17,15 @@ Read top to bottom, it is:
 
 The first pass's own work at the end of speech (PocketSphinx's decode in one piece and its
 phone check) is done only when something needs its command (``Case.first``). Each stage has a
-stable name and a switch setting (``Stage.switch``; ``HearingSettings.without`` switches stages
+stable name and a switch setting (``Stage.switch``; ``without`` switches stages
 off for the ablation). Before each stage the driver asks whether its expected CPU time (learned
 here; per second of audio for the search, whose cost grows with the utterance) still fits
 ``hearing.budget_seconds``; when it does not, the utterance is ``OverBudget`` (the player is asked
 to say it again at once). ``Ear.steps`` keeps what each stage decided and cost.
 
 Here: the driver and the free text's stages. ``case.py``: the utterance on its way (``Case``),
-the trace (``Step``), what a stage is (``Stage``). ``closed.py``: the grammar search and its rule.
+the trace (``Step``), what a stage is (``Stage``). ``closed_stage.py``: the grammar search's
+rule (the search itself: ``closed.py``).
 """
 
 from __future__ import annotations
@@ -32,13 +33,15 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from dataclasses import replace
+from typing import TYPE_CHECKING, TypeVar
 
 from assistant.hearing.case import (
     BYTES_PER_SECOND,
     MIN_AUDIO,
     TYPICAL_AUDIO,
     Case,
+    HeldTo,
     Stage,
     Step,
     Transcriber,
@@ -47,7 +50,8 @@ from assistant.hearing.case import (
     field_name,
     taken,
 )
-from assistant.hearing.closed import SPAN, Closed, HeldTo
+from assistant.hearing.closed import SPAN
+from assistant.hearing.closed_stage import Closed
 from assistant.hearing.events import (
     Doubted,
     Final,
@@ -58,11 +62,13 @@ from assistant.hearing.events import (
     Transcript,
     Vetoed,
 )
-from assistant.schema import Setting
 
-#: What other modules and tests read of the pipeline's parts (they live in case.py and closed.py)
+if TYPE_CHECKING:
+    from assistant.hearing.settings import HearingSettings
+
+#: What other modules and tests read of the pipeline's parts (they live in case.py and closed_stage.py)
 __all__ = ["BYTES_PER_SECOND", "MIN_AUDIO", "SPAN", "STAGE_NAMES", "TYPICAL_AUDIO", "Cascade", "Case", "Closed",
-           "HeldTo", "Stage", "Step", "Transcriber", "field_name", "prompt_as_sentences", "stage_settings", "taken",
+           "HeldTo", "Stage", "Step", "Transcriber", "field_name", "prompt_as_sentences", "taken", "without",
            "written"]
 
 T = TypeVar("T")
@@ -84,11 +90,7 @@ class Spot(Stage):
     sure = True
     #: the free text over Whisper's 30 s window: a median of about 0.7 CPU s here
     typical_seconds = 0.7
-    SETTINGS = (
-        Setting("hearing.whisper.spotting", True, "Take a command spotted in Whisper's best transcript."),
-        Setting("hearing.whisper.hypotheses", 3, "How many of Whisper's free-text transcripts the veto reads.",
-                minimum=1, maximum=5),
-    )
+    switch = "hearing.whisper.spotting"
 
     def run(self, case: Case) -> Final | None:
         spotted = case.spotted()
@@ -98,11 +100,7 @@ class Spot(Stage):
 class Veto(Stage):
     name = "veto"
     sure = True
-    SETTINGS = (
-        Setting("hearing.whisper.veto", True, "Hybrid: drop a first-pass command when Whisper heard other words."),
-        Setting("hearing.whisper.confirm_distance", 0.4, "Hybrid: how near Whisper must come to confirm it.",
-                minimum=0.0, maximum=5.0),
-    )
+    switch = "hearing.whisper.veto"
 
     def run(self, case: Case) -> Final | None:
         first = case.first_taken
@@ -127,12 +125,7 @@ class Veto(Stage):
 class AsSentences(Stage):
     name = "as_sentences"
     typical_seconds = 0.5
-    SETTINGS = (
-        Setting("hearing.whisper.as_sentences", False, "Write it once more prompted with sentences (push-to-talk: "
-                "on)."),
-        Setting("hearing.whisper.as_sentences_within", 4.0, "How much less likely that may be than the first "
-                "transcript.", minimum=0.0, maximum=50.0),
-    )
+    switch = "hearing.whisper.as_sentences"
 
     def run(self, case: Case) -> Final | None:
         texts, ear = case.written(), case.ear
@@ -147,12 +140,7 @@ class AsSentences(Stage):
         return Transcript(spotted.text, spotted.confidence, again[0], spotted.command, True)
 
 
-#: Estimated from the stages' CPU seconds measured here times about 1.8 for a Pi 5 and 4.5 for
-#: a Pi 4: 3.0 lets a Pi 5 write the free text over Whisper's 30 s window and spot (about 1.5 s),
-#: a Pi 4 the same in 5.0 (docs/raspberry-pi.md, "What hearing costs on a Pi").
-BUDGET = Setting("hearing.budget_seconds", 3.0, "CPU seconds (all cores) Whisper's stages may spend on one "
-                 "utterance; a stage that would go past it is not run and the player is asked to say it again at "
-                 "once. Estimates: Raspberry Pi 5 3.0, Pi 4 5.0.", minimum=0.0, maximum=120.0, player=True)
+
 class Cascade:
     """The driver: runs the stages in order, times each, keeps to the budget, and says whether
     the command it took is doubted."""
@@ -304,9 +292,14 @@ def _first_look_verdict(early: Final | None) -> str:
     return ("asked " if isinstance(early, Doubted) else "took ") + _json(early)
 
 
-def stage_settings() -> tuple[Setting[Any], ...]:
-    """Every stage's declared settings, in the stages' order, and the budget."""
-    return (*(s for stage in Cascade().stages for s in stage.SETTINGS), BUDGET)
+def without(settings: HearingSettings, *stages: str) -> HearingSettings:
+    """``settings`` with the named stages switched off (the ablation): names from ``STAGE_NAMES``."""
+    switches = {stage.name: stage.switch for stage in Cascade().stages}
+    unknown = set(stages) - set(switches)
+    if unknown:
+        raise ValueError(f"no stage {', '.join(sorted(unknown))}; the stages are {', '.join(switches)}")
+    return replace(settings, **{field_name(switches[name]): type(getattr(settings, field_name(switches[name])))(0)
+                                for name in stages})
 
 
 #: The stages' names, in the order they run.

@@ -41,7 +41,7 @@ from assistant.hearing.spotting import Spotter
 from assistant.sentences import SentenceSet
 
 if TYPE_CHECKING:
-    from assistant.hearing import HearingSettings
+    from assistant.hearing.settings import HearingSettings
 
 __all__ = ["UNKNOWN_WORDS", "BaseRecognizer", "Ear", "ModelError", "Recognizer", "SecondOpinion", "Transcriber",
            "prompt_as_sentences", "prompt_for", "written"]

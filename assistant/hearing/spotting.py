@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from assistant.engine import Command
 from assistant.hearing.pronouncing import Pronouncing, pronouncing
-from assistant.hearing.settings import setting_field
+from assistant.hearing.settings import SpotSettings
 from assistant.sentences import Alt, Node, RuleRef, SentenceSet, Seq, SlotRef, Word, number_words
 
 Matrix = npt.NDArray[np.float64]
@@ -190,42 +190,6 @@ class Spot:
     span: tuple[int, int] = (0, 0)
     #: The command of ``sentence`` when it was too far to take (``SpotSettings.near_distance``).
     near: Command | None = None
-
-
-#: Words around a command that add nothing to it.
-FILLERS = frozenset({"okay", "ok", "um", "uh", "uhm", "hmm", "hey", "so", "well", "alright", "please", "now"})
-
-
-@dataclass
-class SpotSettings:
-    #: The farthest a command may be from what was heard: edits per phone of the sentence.
-    max_distance: float = setting_field("hearing.whisper.max_distance")
-    #: How many more phone edits the nearest other command must need (one similar phone is 0.5).
-    margin: float = setting_field("hearing.whisper.margin")
-    #: What a word outside the command costs, as a share of what it costs inside it.
-    outside: float = setting_field("hearing.whisper.outside")
-    #: What each word added, dropped or changed costs on top of its phones: a recognizer that
-    #: writes words is more often right about a whole word than about its sounds.
-    word_cost: float = 0.3
-    #: Words said around a command that say nothing ("okay, attack", "pass, please"; Whisper
-    #: also writes "Okay." for a sound it cannot place) cost this share of an outside word.
-    filler_share: float = setting_field("hearing.whisper.filler_share")
-    fillers: frozenset[str] = FILLERS
-    #: Too far to take, but this near (edits per phone): a near miss, kept so that the same command
-    #: missed again at once is asked about (the live loop); a first-pass command Whisper's veto
-    #: dropped is kept the same way only when what Whisper wrote is this near it. Chosen on the
-    #: tuning voices (2026-12-06, ad hoc; 75 commands missed, 66 table talk clips): within 0.5 /
-    #: 0.55 / 0.6 the misses kept were near the command said 4 / 6 / 8 times and near another 4 / 7
-    #: / 12; no talk clip was kept. Keeping every veto (the rule before) kept 5, 7 and 7 talk clips.
-    near_distance: float = 0.55
-    #: A short text (at most ``refused_words`` words) that says a command the rules refuse now
-    #: this nearly (edits per phone) is that command, not the allowed sentence nearest it ("What
-    #: is the time?" where only the score may be asked: the game says why). Chosen on the tuning
-    #: voices (2026-12-06, ad hoc; docs/hearing.md, "Refused, not forced"): bench_not_allowed's
-    #: 438 commands, 12 acted on as another before, 4 at 0.2 and at 0.3; bench_accuracy's tuning
-    #: set: no answer changed at 0.3.
-    refused_distance: float = 0.2
-    refused_words: int = 8
 
 
 @dataclass(frozen=True)

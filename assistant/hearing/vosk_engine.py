@@ -61,14 +61,6 @@ EARLY_QUIET_DB = 15.0
 EARLY_QUIET_BLOCKS = 2
 
 
-def model_folder(setting: str, models_dir: Path) -> Path:
-    """Where the configured model lives: a folder name under models/, or a path."""
-    path = Path(setting).expanduser()
-    if path.is_absolute() or len(path.parts) > 1:
-        return path
-    return models_dir / setting
-
-
 def is_model(folder: Path) -> bool:
     return all((folder / f).is_file() for f in MODEL_FILES)
 

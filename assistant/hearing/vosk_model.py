@@ -110,3 +110,11 @@ def game_vocabularies() -> dict[str, set[str]]:
     from assistant.games import specs
 
     return {spec.name: spec.sentences().vocabulary() for spec in specs()}
+
+
+def model_folder(setting: str, models_dir: Path) -> Path:
+    """Where the configured model lives: a folder name under models/, or a path."""
+    path = Path(setting).expanduser()
+    if path.is_absolute() or len(path.parts) > 1:
+        return path
+    return models_dir / setting

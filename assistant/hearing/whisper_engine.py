@@ -53,7 +53,7 @@ from assistant.hearing.closed import SPAN, Sentence, log_softmax, search
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
-from assistant.hearing.settings import setting_field
+from assistant.hearing.settings import WhisperSettings
 from assistant.hearing.whisper_decoder import (
     Decoder,
     ModelFileError,
@@ -277,18 +277,6 @@ def load_encoder_alone(folder: Path, threads: int) -> Any:
             if path.is_file() and path.name not in ("model.bin", "tokenizer.json"):
                 (cut / path.name).symlink_to(path.resolve())
         return ctranslate2.models.Whisper(str(cut), device="cpu", compute_type="int8", intra_threads=threads)
-
-
-@dataclass
-class WhisperSettings:
-    model: str = setting_field("hearing.whisper.model")
-    beam_size: int = setting_field("hearing.whisper.beam_size")
-    threads: int = setting_field("hearing.whisper.threads")            # 0: every core
-    check_sha256: bool = setting_field("hearing.whisper.check_sha256")
-    #: WebRTC noise suppression of what Whisper hears (audio.suppress_noise): 0 off, 1-4
-    noise_suppression: int = setting_field("hearing.whisper.noise_suppression")
-    #: what the grammar search hears of an utterance: its part within this many dB of its loudest (0: all)
-    trim: float = setting_field("hearing.whisper.trim")
 
 
 # Whisper's input: an 80-band log-mel spectrogram of 16 kHz audio, 25 ms windows every 10 ms,
