@@ -5,8 +5,8 @@ The schema of ``config.yaml`` gathers these (with every other part's declaration
 defaults written here are the only ones: a settings dataclass's field that is one
 (``HearingSettings`` and its parts, ``PocketSphinxTuning``) is made by :func:`setting_field` from
 the declaration, so it has the declared default and is read from config.yaml by its key
-(``schema.read_declared``). Nothing of hearing is imported here: every other module of hearing
-may import this one.
+(``schema.read_declared``). Of hearing, only ``vosk_model`` (which imports nothing of it) is
+imported here: every other module of hearing may import this one.
 """
 
 from __future__ import annotations
