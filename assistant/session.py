@@ -470,19 +470,34 @@ class Session:
 
 def journal_said(journal: Journal) -> str:
     """A journal's game in a few words, for a player choosing what to go on with: "omega-virus
-    game from 2026-12-07 17:42 (6 moves, 2 minutes played)"."""
+    game from 2026-12-07 17:42 (6 moves, 2 minutes played, 18 minutes left)" (the time left of a
+    game with a countdown: its GameSpec's ``time_left`` of the game replayed)."""
+    spec: GameSpec | None
     try:
-        queries = game_spec(str(journal.header.get("game"))).query_intents
+        spec = game_spec(str(journal.header.get("game")))
+        queries = spec.query_intents
     except (KeyError, TypeError, ImportError):
-        queries = all_query_intents()  # a game this version does not know
+        spec, queries = None, all_query_intents()  # a game this version does not know
     kept = effective_entries(journal.entries, queries)
     moves = sum(1 for entry in kept if "cmd" in entry and entry["cmd"].get("intent") not in queries)
     played = journal.game_seconds()
     told = [f"{moves} move{'s' if moves != 1 else ''}" if moves else "no move yet"]
     if played > 0:
         told.append(f"{said_duration(played)} played")
+    left = _time_left(spec, journal) if spec is not None else None
+    if left is not None:
+        told.append(f"{said_duration(left)} left" if left > 0 else "no time left")
     started = str(journal.header.get("started", "an unknown day"))[:16]  # to the minute
     return f"{journal.header.get('game')} game from {started} ({', '.join(told)})"
+
+
+def _time_left(spec: GameSpec, journal: Journal) -> float | None:
+    """The seconds left on the journal's game's countdown (None: no countdown, or the journal
+    cannot be replayed by this version)."""
+    try:
+        return spec.time_left(replay(spec, journal.header, journal.entries))
+    except Exception:  # a journal of an older version: named without its time left
+        return None
 
 
 def said_duration(seconds: float) -> str:

@@ -292,3 +292,24 @@ def test_the_readme_piped_example_twice_with_a_kill_between(tmp_path: Path) -> N
     second = example()
     assert first.splitlines()[:2] == ["BSAT1: Enter skill.", "BSAT1: Red, enter secret code."]
     assert second == first
+
+
+def test_an_unfinished_game_is_named_with_its_time_left_when_it_has_a_countdown(tmp_path: Path) -> None:
+    """Choosing what to go on with: the Command Center's game says how long it has left (the game
+    replayed from its journal), before its countdown runs it says none; a game with no countdown
+    (Battle of the Planets) says only its moves and time played."""
+    from assistant.session import journal_said
+
+    state = tmp_path / "state"
+    play(state, SCRIPT[:1])
+    early = find_unfinished(state, "omega-virus")
+    assert early is not None and "left" not in journal_said(early), journal_said(early)
+    play(state, SCRIPT[:6])
+    found = find_unfinished(state, "omega-virus")
+    assert found is not None
+    said = journal_said(found)
+    assert re.search(r"\(\d+ moves, (.*, )?\d+( and a half)? minutes left\)$", said), said
+    from assistant.games import game_spec
+
+    planets = game_spec("planets")
+    assert planets.time_left(planets.create(7, {})) is None

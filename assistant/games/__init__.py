@@ -75,6 +75,11 @@ def no_private_request(game: Game) -> PrivateRequest | None:
     return None
 
 
+def no_clock(game: Game) -> float | None:
+    """A game with no countdown has no time left to tell."""
+    return None
+
+
 def no_moment(game: Game) -> str:
     """A game that names no moments of play is simply in play."""
     return ""
@@ -120,6 +125,9 @@ class GameSpec:
     live_settings: Callable[[Settings, Config, bool], Settings] = same_settings
     #: How urgent the game is now, 0 (calm) to 1 (time nearly out): the announcer's glitches.
     urgency: Callable[[Game], float] = calm
+    #: The seconds left on the game's countdown (None: it has none), as an unfinished game is
+    #: named for a player choosing what to go on with (``session.journal_said``).
+    time_left: Callable[[Game], float | None] = no_clock
     #: For a game played on a keypad: ``keypad(config)`` gives the buttons of each command.
     keypad: Callable[[Config], Keypad] | None = None
     #: A help example ("player two") as said now in this game ("Ben"), for "what can I say";

@@ -216,12 +216,19 @@ def live_content(text: str) -> bool:
     return LIVE.match(text) is not None
 
 
+def time_left(game: Game) -> float | None:
+    """The countdown's seconds left, once it runs (none before sign-on ends, nor after the game)."""
+    if not isinstance(game, CommandCenter) or not game.countdown_running():
+        return None
+    return game.remaining_ms / 1000
+
+
 SPEC = GameSpec(NAME, create, sentences, fixed_phrases, settings_from_config,
                 query_intents=frozenset({"repeat", "time_left", "inventory"}),
                 supports_undo=CommandCenter.supports_undo, live_settings=live_settings, urgency=urgency,
                 keypad=keypad, live_content=live_content, help_example=help_example,
                 private_request=private.private_request, private_colors=private.COLORS,
                 title="The Omega Virus", spoken_names=("[the] omega virus",), characters=CHARACTERS,
-                pronounce=PRONOUNCE, moment=moments.moment, scenes=moments.SCENES)
+                pronounce=PRONOUNCE, moment=moments.moment, scenes=moments.SCENES, time_left=time_left)
 
 __all__ = ["NAME", "SPEC", "board_text", "create", "fixed_phrases", "sentences", "settings_from_config"]
