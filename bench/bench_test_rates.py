@@ -32,7 +32,8 @@ from assistant.engine import Command  # noqa: E402
 from assistant.hearing import HearingSettings, open_ear  # noqa: E402
 from assistant.hearing.events import Transcript  # noqa: E402
 from assistant.hearing.recognizer import Ear  # noqa: E402
-from assistant.hearing.whisper_engine import BASE_MODEL, WhisperSettings  # noqa: E402
+from assistant.hearing.settings import WhisperSettings  # noqa: E402
+from assistant.hearing.whisper_engine import BASE_MODEL  # noqa: E402
 from bench.results import Results  # noqa: E402
 from tests.support.spoken import HELD_OUT_SPEAKERS, ClipMaker, Speaker  # noqa: E402
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from assistant.config import Config
 from assistant.hearing import HearingSettings
 from assistant.hearing.recognizer import ModelError
-from assistant.hearing.vosk_engine import is_model, model_folder
+from assistant.hearing.vosk_engine import is_model
+from assistant.hearing.vosk_model import model_folder
 from assistant.hearing.whisper_engine import find_model, sha256_file
 from assistant.voice.characters import CharacterSpec, character_names
 from assistant.voice.synth import resolve_voice
