@@ -394,7 +394,7 @@ def clip_key(game: str, condition: Condition, text: str, speaker: Speaker, seed:
 #: What a kept result row holds (a change here keeps earlier rows from being reused): v2 added
 #: "asked" (asked about before acting, ``asked_first``); v5 "doubted" (taken with doubt: a ``Doubted``,
 #: acted on without a question when its intent is harmless); v6 "ok" by the move made (``same_move``).
-ROW_FORMAT = "rows v6: ok by move; doubted, asked, steps, expected, condition, voice"
+ROW_FORMAT = "rows v7: ok by move; doubted, asked, steps (with the budget's stop), expected, condition, voice"
 
 
 def run_engine(engine: str, settings: HearingSettings, games: dict[str, SentenceSet],
@@ -419,7 +419,7 @@ def run_engine(engine: str, settings: HearingSettings, games: dict[str, Sentence
     except ValueError as error:
         print(f"\n{engine}: not known to this version ({error})")
         return None
-    stages_run: list[tuple[str, str, float]] = []
+    stages_run: list[tuple[str, str, float, list[float] | None]] = []
     for ear in ears.values():
         setattr(ear, "decide", steps_kept(ear, stages_run))  # noqa: B010 (the instance's, for this run)
     rows_by_key: dict[str, dict[str, Any]] = {}

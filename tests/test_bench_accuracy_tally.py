@@ -147,14 +147,14 @@ CASES = (
 
 
 def heard_with(settings: HearingSettings, case: tuple[str, list[str], list[str], dict[str, float]]
-               ) -> tuple[Command | None, float, list[tuple[str, str, float]]]:
+               ) -> tuple[Command | None, float, list[tuple[str, str, float, list[float] | None]]]:
     """The command the real Ear and cascade decide, the CPU seconds it cost, and its steps."""
     first, texts, styled, scores = case
     whisper = Written(texts, styled, scores)
     e = Ear(TextRecognizer(), CARDS, second=SecondOpinion(whisper, Spotter(CARDS), settings))
     assert e.second is not None
     e.second.cascade.clock = whisper.clock
-    steps: list[tuple[str, str, float]] = []
+    steps: list[tuple[str, str, float, list[float] | None]] = []
     e._audio = [np.zeros(16_000, dtype=np.int16).tobytes()]
     decided = steps_kept(e, steps)(Transcript(first, 1.0 if first else 0.0))
     return (decided.command if isinstance(decided, Transcript) else None), whisper.now, steps
@@ -185,8 +185,9 @@ def test_a_stage_that_decided_nothing_is_heard_again_when_its_seconds_would_have
     # as_sentences, the last of the free text's stages, decided nothing in 0.6 CPU s, and the
     # closed check after it was stopped by the budget: without as_sentences it would have had
     # 1.0 + 0.3 s, within a budget of 1.5 (heard again) but not of 1.2 (the row is kept, less 0.6 s)
-    steps = [("first", "nothing", 0.0), ("spot", "nothing", 1.0), ("veto", "nothing", 0.0),
-             ("as_sentences", "nothing", 0.6), ("closed", "stopped: 1.60 + 0.30 s is over the budget", 0.0)]
+    steps = [("first", "nothing", 0.0, None), ("spot", "nothing", 1.0, None), ("veto", "nothing", 0.0, None),
+             ("as_sentences", "nothing", 0.6, None),
+             ("closed", "stopped: 1.60 + 0.30 s is over the budget", 0.0, [1.6, 0.3])]
     row = {"cpu": 1.6, "steps": steps}
     assert unchanged_without("as_sentences", row, 1.5) is None
     kept = unchanged_without("as_sentences", row, 1.2)

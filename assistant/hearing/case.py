@@ -78,6 +78,8 @@ class Step:
     verdict: str
     seconds: float = 0.0
     command: Command | None = None
+    #: when the budget stopped the stage: the CPU seconds spent on the utterance, and expected of it
+    stopped: tuple[float, float] | None = None
 
 
 @dataclass

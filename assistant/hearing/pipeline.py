@@ -183,17 +183,17 @@ class Cascade:
                                decided.doubt, why=f"taken by {decider.stage} alone")
         return decided
 
-    def _fits(self, stage: Stage, case: Case) -> str | None:
-        """None when the stage's expected cost still fits the budget; else why not."""
+    def _fits(self, stage: Stage, case: Case) -> float | None:
+        """None when the stage's expected cost still fits the budget; else that expected cost."""
         expected = self.expected[stage.name] * stage.per(case.audio)
-        if self.spent + expected <= case.settings.budget_seconds:
-            return None
-        return f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget"
+        return None if self.spent + expected <= case.settings.budget_seconds else expected
 
-    def _stopped(self, stage: Stage, case: Case, why: str) -> None:
-        """A stage not run: said in the trace; it learns nothing, so its expectation drifts back
-        towards the typical (one slow utterance cannot keep it from every later one)."""
-        case.steps.append(Step(stage.name, why))
+    def _stopped(self, stage: Stage, case: Case, expected: float) -> None:
+        """A stage not run: said in the trace, with the CPU seconds spent and expected
+        (``Step.stopped``); it learns nothing, so its expectation drifts back towards the typical
+        (one slow utterance cannot keep it from every later one)."""
+        case.steps.append(Step(stage.name, f"stopped: {self.spent:.2f} + {expected:.2f} s is over the budget",
+                               stopped=(self.spent, expected)))
         self.expected[stage.name] += self.LEARN * (self.typical[stage.name] - self.expected[stage.name])
 
     def _timed(self, stage: Stage, case: Case, work: Callable[[Case], T], learn: bool = True) -> tuple[T, float]:

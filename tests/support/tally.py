@@ -4,7 +4,6 @@ row only when hearing the clip again without the stage could not change it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -17,9 +16,6 @@ from assistant.hearing.events import Doubted, Final, Transcript
 from assistant.hearing.pipeline import Cascade
 from assistant.live.policy import Action, decide
 from assistant.sentences import Intent, SentenceSet
-
-#: A stage the budget stopped (``Cascade.run``): "stopped: SPENT + EXPECTED s is over the budget".
-STOPPED = re.compile(r"stopped: ([0-9.]+) \+ ([0-9.]+) s ")
 
 #: The Omega Virus intents whose command does nothing but press its keypad form on the Command
 #: Center (``CommandCenter._cmd_*``: explore, pass and teleport, bare buttons, shields, terminate,
@@ -47,42 +43,35 @@ def unchanged_without(stage: str, row: dict[str, Any], budget: float) -> dict[st
     off, when that cannot change what was decided; None when the clip must be heard again.
 
     Each decision of the clip (its steps, from "first" on) is unchanged when the cascade never
-    reached the stage (nor, in rows kept before the second hearing was removed, its run inside
-    it: "again/spot" and so on), or when every run of it decided
-    nothing (verdict "nothing") and no stage after it was stopped by the budget that the stage's
-    own CPU seconds, not spent, would have let run (``Cascade.run``'s check: spent + expected over
-    the budget). The stages are deterministic on the same audio, so the stages after it decide
-    the same (the last stage stopped by the budget: the cascade ended there, as without it).
+    reached the stage, or when every run of it decided nothing (verdict "nothing") and no stage
+    after it was stopped by the budget (``Step.stopped``: spent + expected over the budget) that
+    the stage's own CPU seconds, not spent, would have let run. The stages are deterministic on
+    the same audio, so the stages after it decide the same (the last stage stopped by the
+    budget: the cascade ended there, as without it).
     The row's CPU seconds lose the stage's own. The first stage (spot) has Whisper write the
-    audio for all: without it the next stage pays that, so a clip that reached it is heard again.
-    Rows whose steps are bare names (an earlier format) are unchanged only when the stage was
-    never reached."""
+    audio for all: without it the next stage pays that, so a clip that reached it is heard again."""
     steps = row.get("steps")
     if steps is None:
         return None
-    if any(isinstance(step, str) for step in steps):
-        return row if all(step.split("/")[-1] != stage for step in steps) else None
     stages = Cascade().free_text  # the closed check after them decides on what they decided
     first, last = stages[0].name, stages[-1].name
     saved = 0.0
     decision_saved = 0.0
-    for name, verdict, seconds in steps:
+    for name, verdict, seconds, stopped in steps:
         if name == "first":
             decision_saved = 0.0
             continue
-        if name.split("/")[-1] == stage:
+        if name == stage:
             if stage == first:
                 return None  # the first stage has Whisper write the audio, which the others reuse
-            if verdict.startswith("stopped:") and stage == last:
+            if stopped is not None and stage == last:
                 continue  # the last stage, stopped: the cascade ended there, as it does without it
             if verdict != "nothing":
                 return None
             decision_saved += seconds
             saved += seconds
-        elif verdict.startswith("stopped:") and decision_saved > 0:
-            stopped = STOPPED.match(verdict)
-            assert stopped is not None, verdict
-            spent, expected = float(stopped.group(1)), float(stopped.group(2))
+        elif stopped is not None and decision_saved > 0:
+            spent, expected = stopped
             if spent - decision_saved + expected <= budget:
                 return None
     return {**row, "cpu": row["cpu"] - saved} if row.get("cpu") is not None else dict(row)
@@ -142,14 +131,16 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
-def steps_kept(ear: Any, kept: list[tuple[str, str, float]]) -> Callable[[Transcript], Final]:
+def steps_kept(ear: Any, kept: list[tuple[str, str, float, list[float] | None]]) -> Callable[[Transcript], Final]:
     """``ear.decide``, also noting in ``kept`` the cascade's steps of each decision (name, verdict,
-    CPU seconds; one clip may be decided more than once: each utterance the first pass ends)."""
+    CPU seconds, and the seconds spent and expected when the budget stopped it; one clip may be
+    decided more than once: each utterance the first pass ends)."""
     decide = ear.decide
 
     def deciding(transcript: Transcript) -> Final:
         decided: Final = decide(transcript)
-        kept.extend((step.stage, step.verdict, round(step.seconds, 4)) for step in ear.steps)
+        kept.extend((step.stage, step.verdict, round(step.seconds, 4), list(step.stopped) if step.stopped else None)
+                    for step in ear.steps)
         return decided
 
     return deciding
