@@ -19,7 +19,7 @@ CTranslate2 runs the encoder only: it is given the model with its decoder's weig
 number each (``whisper_decoder.without_decoder``), and every decoding (the free text's beam
 search, its scoring, the grammar search, Whisper's own reading) runs on the numpy decoder with
 its products in onnxruntime's int8 kernels (``whisper_decoder``): one decoder held, not two. A model
-the numpy decoder cannot read runs whole on CTranslate2, as before.
+the numpy decoder cannot read is refused (``ModelError``), saying which models it reads.
 
 The model is Systran's CTranslate2 conversion of tiny.en: a folder under models/
 (``assistant setup`` downloads it when a network allows) or the copy inside the PyPI package
@@ -49,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.hearing.audio import FREE_TEXT_MARGIN_S, LOUD_MARGIN_S, RATE, SpeechEdges, loud_part, suppress_noise
-from assistant.hearing.closed import SPAN, Sentence, log_softmax, search
+from assistant.hearing.closed import SPAN, Sentence, search
 from assistant.hearing.events import Partial, Transcript
 from assistant.hearing.grammar import WordGraph
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
@@ -357,21 +357,22 @@ def unrepeated(text: str) -> str:
     return text
 
 class WhisperTranscriber:
-    """Whisper (tiny.en by default) on the CPU through CTranslate2: 16 kHz int16 audio plus a prompt in,
-    plain text out.
+    """Whisper (tiny.en by default) on the CPU, its encoder in CTranslate2 and its decoder in numpy
+    (``whisper_decoder.Decoder``): 16 kHz int16 audio plus a prompt in, plain text out.
 
-    CTranslate2 and the tokenizers package are all it needs: faster-whisper, the usual wrapper,
+    CTranslate2, numpy and the tokenizers package are all it needs (onnxruntime for the decoder's
+    int8 products, where it can make them): faster-whisper, the usual wrapper,
     also imports PyAV and the Hugging Face hub client (about 35 MB more of every game's memory)
     for things not used here (decoding files, downloads, long-form segmentation)."""
 
-    def __init__(self, model: Any, tokenizer: Any, beam_size: int = 5, noise_suppression: int = 0,
-                 decoder: Decoder | None = None, suppress_ids: Sequence[int] = (), trim: float = 0.0) -> None:
+    def __init__(self, model: Any, tokenizer: Any, decoder: Decoder, beam_size: int = 5, noise_suppression: int = 0,
+                 suppress_ids: Sequence[int] = (), trim: float = 0.0) -> None:
         self.model = model
         #: hearing.whisper.trim: the grammar search hears the utterance from its first to its last
         #: moment within this many dB of its loudest (audio.loud_part); 0: all of it
         self.trim = trim
         #: the decoder every decoding runs on (numpy, keeping what it has read: whisper_decoder;
-        #: CTranslate2 then holds the encoder alone); None: CTranslate2's, read afresh each call
+        #: CTranslate2 holds the encoder alone)
         self.decoder = decoder
         self.tokenizer = tokenizer
         self.beam_size = beam_size
@@ -392,14 +393,11 @@ class WhisperTranscriber:
             if english is None:
                 raise ModelError("The multilingual Whisper tokenizer lacks <|en|>: not a Whisper model.")
             self._task = [english, ids["transcribe"]]
-        # -1: the model's own list of non-speech tokens (♪, brackets, speaker tags); and never a
-        # control token inside the text.
-        self._last: tuple[Any, list[int], int] | None = None
         #: the audio last given to ``listen`` and whether it was long enough to hear
         self._heard: tuple[bytes, bool, bool] | None = None
         self._encoded: Any = None
         self._frames = 0
-        self._window: tuple[npt.NDArray[np.float32], Any] | None = None
+        self._window: npt.NDArray[np.float32] | None = None
         self._reader: Reader | None = None
         #: Whisper's own reading of the audio last heard, as far as it has gone
         self._own: OwnReading | None = None
@@ -412,18 +410,17 @@ class WhisperTranscriber:
         if None in stops:
             raise ModelError("The Whisper tokenizer lacks a full stop: not a Whisper model.")
         self.stops: tuple[int, ...] = tuple(t for t in stops if t is not None)
-        self._suppress = [-1, *(ids[name] for name in (
-            "startoftranscript", "startofprev", "startoflm", "nospeech", "transcribe", "translate"))]
-        #: what Whisper's own reading never writes (CTranslate2's ``suppress_tokens`` above, -1 being
-        #: the model's list of non-speech tokens): its scores are left out, as CTranslate2 leaves them
-        self._never = np.array(sorted({*suppress_ids, *self._suppress[1:]}), dtype=np.int64)
+        #: what Whisper never writes, as CTranslate2's ``suppress_tokens=[-1, ...]`` has it: the model's
+        #: own list of non-speech tokens (config.json's ``suppress_ids``: ♪, brackets, speaker tags) and
+        #: never a control token inside the text; their scores are left out
+        self._never = np.array(sorted({*suppress_ids, *(ids[name] for name in (
+            "startoftranscript", "startofprev", "startoflm", "nospeech", "transcribe", "translate"))}), dtype=np.int64)
         self._blank = tuple(tokenizer.encode(" ", add_special_tokens=False).ids)
 
     @classmethod
-    def load(cls, folder: Path, settings: WhisperSettings | None = None,
-             numpy_decoder: bool = True) -> WhisperTranscriber:
-        """``numpy_decoder`` False: every decoding on CTranslate2's (the whole model loaded), as
-        when the numpy decoder cannot read the model file; for comparisons."""
+    def load(cls, folder: Path, settings: WhisperSettings | None = None) -> WhisperTranscriber:
+        """The model in ``folder``: its decoder read by the numpy decoder (``Decoder``), its
+        encoder by CTranslate2. Raises ModelError (a model the numpy decoder cannot read too)."""
         settings = settings or WhisperSettings()
         try:
             import ctranslate2
@@ -443,20 +440,22 @@ class WhisperTranscriber:
                                  "hearing.whisper.check_sha256: false.")
             verify(folder, known.files)
         threads = settings.threads or os.cpu_count() or 1
-        log = logging.getLogger(__name__)
-        decoder: Decoder | None = None
         try:
-            decoder = Decoder.load(folder / "model.bin") if numpy_decoder else None
-        except ModelFileError as error:  # a model CTranslate2 runs still hears, at CTranslate2's cost
-            log.warning("Whisper's decoding runs on CTranslate2's decoder (about three times the CPU time for "
-                        "the grammar search): the numpy decoder cannot read %s (%s).", folder / "model.bin", error)
+            decoder = Decoder.load(folder / "model.bin")
+        except ModelFileError as error:
+            raise ModelError(
+                f"Whisper cannot use the model at {folder}: its decoder (numpy: whisper_decoder.py) cannot read "
+                f"model.bin ({error}). It reads a CTranslate2 conversion of a Whisper model with float16 or "
+                "float32 weights (ct2-transformers-converter --quantization float16, as Systran's "
+                f"faster-whisper models are). Set hearing.whisper.model to one of {', '.join(KNOWN_MODELS)}, "
+                "or to a folder of such a conversion.") from error
         model: Any = None
-        if decoder is not None:
-            try:
-                model = load_encoder_alone(folder, threads)
-            except Exception as error:  # the whole model still hears, with the decoder held twice
-                log.warning("CTranslate2 holds Whisper's decoder as well as numpy (about 29 MB more for "
-                            "tiny.en): it did not load the model without it (%s).", error)
+        try:
+            model = load_encoder_alone(folder, threads)
+        except Exception as error:  # the whole model still hears, with the decoder held twice
+            logging.getLogger(__name__).warning(
+                "CTranslate2 holds Whisper's decoder as well as numpy (about 29 MB more for tiny.en): it did not "
+                "load the model without it (%s).", error)
         try:
             if model is None:
                 model = ctranslate2.models.Whisper(str(folder), device="cpu", compute_type="int8",
@@ -465,7 +464,7 @@ class WhisperTranscriber:
             suppress_ids = json.loads((folder / "config.json").read_text()).get("suppress_ids", [])
         except Exception as error:  # CTranslate2 raises RuntimeError/ValueError with its own text
             raise ModelError(f"Whisper could not load the model at {folder}: {error}") from error
-        transcriber = cls(model, tokenizer, settings.beam_size, settings.noise_suppression, decoder, suppress_ids,
+        transcriber = cls(model, tokenizer, decoder, settings.beam_size, settings.noise_suppression, suppress_ids,
                           settings.trim)
         transcriber.warm_up()
         give_back_memory()
@@ -485,7 +484,7 @@ class WhisperTranscriber:
     def forget(self) -> None:
         """Drop the audio last heard and its encoding: the same audio given again is encoded again
         (a benchmark timing the whole job; otherwise ``listen`` reuses it)."""
-        self._heard = self._last = self._window = self._reader = self._free = self._own = None
+        self._heard = self._window = self._reader = self._free = self._own = None
 
     def let_go(self) -> None:
         """Drop what was read of the audio last heard (the grammar search's and the free text's
@@ -541,80 +540,46 @@ class WhisperTranscriber:
         """The ``count`` best transcripts of ``audio`` (beam search), best first; none for less
         than 0.1 s of audio. The audio's encoding is kept for ``score``."""
         if not self.listen(audio):
-            self._last = self._free = None
+            self._free = None
             return []
-        tokens = self._start(prompt)
-        if self.decoder is not None:
-            if self._free is None:  # the same audio again keeps its attention over the window
-                self._free = FreeText(self.decoder, np.asarray(self._encoded)[0], self._frames * HOP / RATE,
-                                      self.beam_size, self._never, (*self._blank, self._end), self._end)
-            return self._texts(self._free.hypotheses(tokens, count))
-        self._last = (self._encoded, tokens, self._frames)
-        return self._decode(self._encoded, tokens, count)
+        if self._free is None:  # the same audio again keeps its attention over the window
+            self._free = FreeText(self.decoder, np.asarray(self._encoded)[0], self._frames * HOP / RATE,
+                                  self.beam_size, self._never, (*self._blank, self._end), self._end)
+        return self._texts(self._free.hypotheses(self._start(prompt), count))
 
     # ------------------------------------------------------------ held to the grammar
 
-    def window(self) -> Any:
+    def window(self) -> npt.NDArray[np.float32]:
         """The encoding of the audio last heard, cut to the speech and WINDOW_MARGIN after it
         (the decoder attends to these positions only: far cheaper than Whisper's 30 s, with
         the same scores to within a few hundredths of a nat on commands tried here)."""
-        import ctranslate2
-
         if self._window is None:
             encoded = np.asarray(self._encoded)
             positions = min(encoded.shape[1], self._frames // 2 + WINDOW_MARGIN)
-            cut = np.ascontiguousarray(encoded[:, :positions])
-            self._window = (cut, ctranslate2.StorageView.from_array(cut))
+            self._window = np.ascontiguousarray(encoded[:, :positions])
         return self._window
 
     def reader(self) -> Reader:
         """The numpy decoder's reading of the window of the audio last heard (made once per
         utterance: its attention over the audio is worked out then)."""
-        if self.decoder is None:
-            raise ModelError("No numpy decoder was loaded for this Whisper model.")
         if self._reader is None:
-            cut, _ = self.window()
             with one_blas_thread():
-                self._reader = Reader(self.decoder, cut[0], self._start(""))
+                self._reader = Reader(self.decoder, self.window()[0], self._start(""))
         return self._reader
 
     def logprobs(self, prefixes: Sequence[Sequence[int]], since: Sequence[int]) -> list[npt.NDArray[np.float32]]:
         """closed.NextTokens: each prefix's tokens' log probabilities from position ``since`` on,
-        and the next token's, over the window of the audio last heard, without a prompt. On the
-        numpy decoder, each prefix is read on from the longest shorter one read before; on
-        CTranslate2's (no numpy decoder), one batched call reads them all from their start."""
-        if self.decoder is not None:
-            reader, own = self.reader(), self._own_reading()
-            with one_blas_thread():
-                if own.done:
-                    return reader.logprobs(prefixes, since)
-                rows, after = reader.logprobs_along(prefixes, since, own.ids)  # its next token in the same calls
-                assert after is not None
-                own.step(after)
-                return rows
-        return self._logprobs_ct2(prefixes, since)
-
-    def _logprobs_ct2(self, prefixes: Sequence[Sequence[int]], since: Sequence[int]) -> list[npt.NDArray[np.float32]]:
-        import ctranslate2
-
-        cut, single = self.window()
-        features = single if len(prefixes) == 1 else ctranslate2.StorageView.from_array(
-            np.repeat(cut, len(prefixes), axis=0))
-        start = self._start("")
-        longest = max(len(p) for p in prefixes)
-        # CTranslate2 4.x counts a forced prefix against max_length in a way its docs do not say
-        # (measured: tiny.en gives max_length // 2 positions' logits; base, whose start sequence
-        # is longer, fewer): this is enough for the prefix's and the one after it in both
-        results = self.model.generate(features, [start + list(p) for p in prefixes], beam_size=1,
-                                      max_length=len(start) + 2 * (longest + 1), return_logits_vocab=True,
-                                      suppress_blank=False, suppress_tokens=[])
-        out = []
-        for prefix, first, result in zip(prefixes, since, results, strict=True):
-            logits = result.logits[0]
-            if len(logits) <= len(prefix):
-                raise ModelError("This CTranslate2 version returns fewer of Whisper's scores than expected.")
-            out.append(log_softmax(np.stack([np.asarray(logits[i]) for i in range(first, len(prefix) + 1)])))
-        return out
+        and the next token's, over the window of the audio last heard, without a prompt: each
+        prefix read on from the longest shorter one read before, Whisper's own reading a token
+        further in the same calls."""
+        reader, own = self.reader(), self._own_reading()
+        with one_blas_thread():
+            if own.done:
+                return reader.logprobs(prefixes, since)
+            rows, after = reader.logprobs_along(prefixes, since, own.ids)  # its next token in the same calls
+            assert after is not None
+            own.step(after)
+            return rows
 
     def word_tokens(self, word: str, first: bool) -> tuple[int, ...]:
         key = (word, first)
@@ -638,7 +603,7 @@ class WhisperTranscriber:
         Whisper write a command over and over) from looking less likely than it is."""
         if self._heard is None or not self._heard[1]:
             return "", -math.inf
-        ids, logprobs = self._read_own() if self.decoder is not None else self._read_own_ct2()
+        ids, logprobs = self._read_own()
         best, total = -math.inf, 0.0
         for i in range(min(len(logprobs), len(ids) + 1)):
             ending = total + float(logprobs[i, self._end])
@@ -660,23 +625,11 @@ class WhisperTranscriber:
         and the log probabilities at each step."""
         return self._own_reading().finish(self.reader())
 
-    def _read_own_ct2(self) -> tuple[list[int], npt.NDArray[np.float32]]:
-        _, single = self.window()
-        result = self.model.generate(single, [self._start("")], beam_size=1, max_length=READING_TOKENS,
-                                     return_logits_vocab=True, suppress_blank=True,
-                                     suppress_tokens=self._suppress)[0]
-        ids = [t for t in result.sequences_ids[0] if t < self._end]
-        return ids, log_softmax(np.stack([np.asarray(x) for x in result.logits[0]]))
-
     def again(self, prompt: str = "", count: int = 1) -> list[str]:
         """The ``count`` best transcripts of the audio last given to ``hypotheses``, under another
         prompt (none: Whisper's plain hearing, not pulled towards the game's words). Its encoding is
         reused, so this costs the decoding alone; ``score`` still scores under the first prompt."""
-        if self.decoder is not None:
-            return [] if self._free is None else self._texts(self._free.again(self._start(prompt), count))
-        if self._last is None:
-            return []
-        return self._decode(self._last[0], self._start(prompt), count)
+        return [] if self._free is None else self._texts(self._free.again(self._start(prompt), count))
 
     def _texts(self, hypotheses: list[tuple[int, ...]]) -> list[str]:
         return [self.tokenizer.decode(list(ids)).strip() for ids in hypotheses]
@@ -689,13 +642,6 @@ class WhisperTranscriber:
         tokens += [*self._task, self._no_timestamps]
         return tokens
 
-    def _decode(self, encoded: Any, tokens: list[int], count: int) -> list[str]:
-        count = max(1, min(count, self.beam_size))
-        result = self.model.generate(encoded, [tokens], beam_size=self.beam_size, num_hypotheses=count,
-                                     max_length=MAX_TOKENS, suppress_blank=True, suppress_tokens=self._suppress)
-        return [self.tokenizer.decode([t for t in ids if t < self._end]).strip()
-                for ids in result[0].sequences_ids]
-
     def score(self, texts: Sequence[str], ending: bool = True) -> list[float]:
         """How likely Whisper finds each of ``texts`` as the whole transcript of the audio last
         given to ``hypotheses`` (under the same prompt): the sum of its tokens' log probabilities
@@ -705,36 +651,10 @@ class WhisperTranscriber:
 
         Beam search ranks by the mean, which favours longer transcripts ("Hit that." over
         "Attack."); the sum weighs a short command fairly."""
-        if self.decoder is not None:
-            if self._free is None:
-                return [-math.inf] * len(texts)
-            ids = [tuple(self.tokenizer.encode(" " + text.strip(), add_special_tokens=False).ids) for text in texts]
-            return self._free.score(ids, ending)
-        if self._last is None or not texts:
+        if self._free is None:
             return [-math.inf] * len(texts)
-        encoded, start, frames = self._last
-        out = []
-        for text in texts:
-            ids = self.tokenizer.encode(" " + text.strip(), add_special_tokens=False).ids
-            if not ids:
-                out.append(-math.inf)
-                continue
-            end = 0.0
-            if ending:
-                # the text as a forced prefix, one token more: its log probability when that token
-                # is the end (the returned sequence is then the prefix alone); else Whisper goes on
-                after = self.model.generate(encoded, [start + ids], beam_size=1,
-                                            max_length=len(start) + len(ids) + 1, return_scores=True,
-                                            length_penalty=0.0, suppress_blank=False,
-                                            suppress_tokens=self._suppress)[0]
-                if list(after.sequences_ids[0]) != ids:
-                    out.append(-math.inf)
-                    continue  # no need to weigh its tokens
-                end = float(after.scores[0])
-            probs = np.asarray(self.model.align(encoded, start, [ids], [frames])[0].text_token_probs,
-                               dtype=np.float64)
-            out.append(float(np.log(np.maximum(probs, 1e-12)).sum()) + end)
-        return out
+        ids = [tuple(self.tokenizer.encode(" " + text.strip(), add_special_tokens=False).ids) for text in texts]
+        return self._free.score(ids, ending)
 
 
 class WhisperRecognizer(BaseRecognizer):
