@@ -108,7 +108,7 @@ def _main(args: argparse.Namespace) -> int:
 
     words = part("Whisper: the tokenizer", tokenizer)
     transcriber = part("Whisper: the encoder's first run (warm-up)", lambda: _warm(
-        WhisperTranscriber(encoder, words, whisper.beam_size, 0, decoder, [], whisper.trim)))
+        WhisperTranscriber(encoder, words, decoder, whisper.beam_size, 0, [], whisper.trim)))
     audio = command.tobytes()
     part("Whisper: a free text of the command", lambda: transcriber.hypotheses(audio, COMMAND))
 
