@@ -6,11 +6,11 @@
 Hears held-out clips (the synthetic held-out voices, the held-out recorded speakers' button
 entries, table talk; each in the moment of play that asks for it, as ``bench_accuracy`` does)
 with the hybrid as configured, and measures the CPU time (process time, every thread) each
-utterance costs, split by stage: Whisper's encoder (the utterance alone for the closed stage,
-the free text's: Whisper's own 30 s), its decoder (the grammar search and
-Whisper's own reading, on the numpy decoder; or CTranslate2's beam search: the free text's
-transcripts and the last try's, ``as_sentences``), its weighing of the last try's command
-against its first transcript (forced decoding and alignment: ``score``), Whisper's other work
+utterance costs, split by stage: Whisper's encoder (CTranslate2; the utterance alone for the
+closed stage, the free text's: Whisper's own 30 s), its decoder (the numpy decoder: the grammar
+search, Whisper's own reading, the free text's beam search and the last try's, ``as_sentences``),
+its weighing of the last try's command against its first transcript (forced decoding on the
+same decoder: ``score``), Whisper's other work
 (log-mel, noise suppression), and the first pass (PocketSphinx: the rest, split into its work
 while the player speaks and at the end of speech). It also times Whisper tiny on a 4 s command
 alone, the job a published Raspberry Pi measurement timed, which gives the ratio
@@ -50,6 +50,7 @@ encodes Whisper's own 30 s, as the published run did.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -57,7 +58,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -74,9 +74,10 @@ from assistant.hearing import (  # noqa: E402
     open_ear,
     open_transcriber,
 )
+from assistant.hearing.audio import FREE_TEXT_MARGIN_S, RATE, loud_part, suppress_noise  # noqa: E402
 from assistant.hearing.events import Deferred  # noqa: E402
 from assistant.hearing.moments import listening_moments  # noqa: E402
-from assistant.hearing.whisper_engine import WhisperTranscriber, find_model  # noqa: E402
+from assistant.hearing.whisper_engine import MAX_TOKENS, PAD_SECONDS, find_model, log_mel  # noqa: E402
 from bench.bench_accuracy import (  # noqa: E402
     CONDITIONS,
     TABLE_TALK,
@@ -133,9 +134,9 @@ class Meter:
         return timed
 
 
-#: The CTranslate2 Whisper model's calls, by stage
-MODEL_CALLS = {"encode": "Whisper encoder", "generate": "Whisper decoder", "align": "Whisper weighing"}
-#: The numpy decoder's (whisper_decoder.Decoder: the grammar search and Whisper's own reading)
+#: The CTranslate2 Whisper model's calls, by stage (it holds the encoder alone)
+MODEL_CALLS = {"encode": "Whisper encoder"}
+#: The numpy decoder's (whisper_decoder.Decoder: every decoding)
 DECODER_CALLS = {"attend": "Whisper decoder", "read": "Whisper decoder", "read_many": "Whisper decoder",
                  "logits": "Whisper decoder"}
 
@@ -166,8 +167,7 @@ def metered(settings: HearingSettings) -> Iterator[tuple[Meter, Callable[[], flo
                                                           "own_reading")}
     transcriber.model = TimedModel(model, meter)
     decoder = transcriber.decoder
-    if decoder is not None:
-        transcriber.decoder = TimedModel(decoder, meter, DECODER_CALLS)  # type: ignore[assignment]
+    transcriber.decoder = TimedModel(decoder, meter, DECODER_CALLS)  # type: ignore[assignment]
     score = saved["score"]
 
     def scoring(texts: Any, ending: bool = True) -> list[float]:
@@ -196,20 +196,40 @@ def metered(settings: HearingSettings) -> Iterator[tuple[Meter, Callable[[], flo
 def reference_job(settings: HearingSettings, maker: BenchClips, trials: int = 5) -> tuple[float, float]:
     """CPU and wall seconds (medians) of Whisper tiny.en hearing a command of about 4 s alone
     (beam 5, as the published Pi run): the same job as the Pi figure the ratio comes from, on
-    the same code (CTranslate2's whole model, its decoder too, as faster-whisper runs it; the
-    assistant's own decoding runs on the numpy decoder's int8 products, scaled by the same
-    ratio: an assumption docs/raspberry-pi.md names)."""
-    whisper = replace(settings.whisper, model="faster-whisper-tiny.en")
-    transcriber = WhisperTranscriber.load(find_model(whisper.model, settings.models_dir), whisper,
-                                          numpy_decoder=False)
+    the same code (CTranslate2's whole model, its decoder too, as faster-whisper runs it, loaded
+    here: the assistant's own decoding runs on the numpy decoder's int8 products, scaled by the
+    same ratio: an assumption docs/raspberry-pi.md names). The audio is prepared as the
+    assistant prepares a free text's (the loud part, padded, its log-mel)."""
+    import ctranslate2
+    import tokenizers
+
+    whisper = settings.whisper
+    folder = find_model("faster-whisper-tiny.en", settings.models_dir)
+    model = ctranslate2.models.Whisper(str(folder), device="cpu", compute_type="int8",
+                                       intra_threads=whisper.threads or os.cpu_count() or 1)
+    tokenizer = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    start = [tokenizer.token_to_id(f"<|{name}|>") for name in ("startoftranscript", "notimestamps")]
+    # -1: the model's own non-speech tokens; and never a control token inside the text
+    suppress = [-1, *(tokenizer.token_to_id(f"<|{name}|>") for name in (
+        "startoftranscript", "startofprev", "startoflm", "nocaptions", "transcribe", "translate"))]
+    assert None not in start and None not in suppress, "not tiny.en's tokenizer"
+
+    def transcribe(audio: bytes) -> str:
+        samples = suppress_noise(np.frombuffer(audio, dtype=np.int16), whisper.noise_suppression)
+        samples = loud_part(samples, whisper.trim, FREE_TEXT_MARGIN_S)
+        pad = np.zeros(int(PAD_SECONDS * RATE), dtype=np.int16)
+        mel = log_mel(np.concatenate([pad, samples, pad]).astype(np.float32) / 32768.0)
+        result = model.generate(ctranslate2.StorageView.from_array(mel[None]), [start], beam_size=whisper.beam_size,
+                                max_length=MAX_TOKENS, suppress_blank=True, suppress_tokens=suppress)
+        return str(tokenizer.decode(list(result[0].sequences_ids[0])).strip())
+
     clip = maker.say(REFERENCE_TEXT, REFERENCE_SPEAKER)
     audio = clip.tobytes()
-    transcriber.transcribe(audio, "")  # the first call is slower
+    transcribe(audio)  # the first call is slower
     cpu, wall = [], []
     for _ in range(trials):
-        transcriber.forget()  # the whole job each time, the encoder too (the same audio is otherwise reused)
         c, w = time.process_time(), time.perf_counter()
-        transcriber.transcribe(audio, "")
+        transcribe(audio)
         cpu.append(time.process_time() - c)
         wall.append(time.perf_counter() - w)
     print(f"reference job: Whisper tiny.en, beam 5, a {len(clip) / 16000:.1f} s command "
