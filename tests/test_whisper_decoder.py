@@ -493,6 +493,10 @@ def test_a_file_it_cannot_read_is_refused_by_name(tmp_path: Path) -> None:
         read_variables(write_model(tmp_path / "cut.bin", "WhisperSpec", weights, cut=5))
     with pytest.raises(ModelFileError, match="no decoder/num_heads|not Whisper's decoder"):
         Decoder.load(write_model(tmp_path / "parts.bin", "WhisperSpec", weights))
+    quantized = {"decoder/layer_0/ffn/linear_0/weight": np.ones((4, 2), dtype=np.int8),
+                 "decoder/layer_0/ffn/linear_0/weight_scale": np.ones(4, dtype=np.float32)}
+    with pytest.raises(ModelFileError, match="quantized weights"):  # int8 read unscaled would mean nothing
+        read_variables(write_model(tmp_path / "int8.bin", "WhisperSpec", quantized))
 
 
 def test_a_whisper_model_whose_decoder_numpy_cannot_read_is_refused_saying_what_it_reads(tmp_path: Path) -> None:

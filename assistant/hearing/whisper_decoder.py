@@ -150,6 +150,8 @@ def read_variables(path: Path, prefix: str = "decoder/",
                 continue
             if _TYPES[kind] == "bfloat16":
                 raise ModelFileError(f"{path}: bfloat16 weights are not read here")
+            if name.endswith("weight_scale"):  # a quantized conversion: its int weights mean nothing unscaled
+                raise ModelFileError(f"{path}: quantized weights ({name}) are not read here")
             if name in mapped and size:
                 out[name] = np.memmap(path, dtype=_TYPES[kind], mode="r", offset=file.tell(), shape=shape)
                 file.seek(size, 1)

@@ -513,7 +513,6 @@ class WhisperTranscriber:
             audio = np.asarray(audio, dtype=np.int16).tobytes()
         if self._heard is not None and self._heard[0] == audio and self._heard[2] == short:
             return self._heard[1]
-        self._last = None
         self._window = None
         self._reader = None
         self._free = None
