@@ -119,7 +119,7 @@ class Written:
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         return self.hypotheses(audio, prompt)[0]
 
-    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1, whole: bool = True) -> list[str]:
         self.now += 1.0
         return self.texts[:count]
 

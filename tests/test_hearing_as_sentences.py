@@ -34,7 +34,7 @@ class Given:
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         return self.texts[0]
 
-    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1, whole: bool = True) -> list[str]:
         return self.texts[:count]
 
     def again(self, prompt: str = "", count: int = 1) -> list[str]:

@@ -56,8 +56,8 @@ class Costly:
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         return self.hypotheses(audio, prompt)[0]
 
-    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
-        self.calls.append("hypotheses")
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1, whole: bool = True) -> list[str]:
+        self.calls.append("hypotheses" if whole else "hypotheses, short window")
         self.clock.now += self.hearing
         return self.texts[:count]
 
@@ -121,6 +121,23 @@ def test_nothing_decided_within_the_budget_is_to_be_said_again() -> None:
     whisper = Costly(clock, ["Let me think."], ["Hmm."])
     heard = hear(ear(whisper, clock, budget_seconds=SPOT + 0.1), "attack")
     assert isinstance(heard, OverBudget), heard
+
+
+def test_what_may_be_a_button_entry_is_written_over_whispers_whole_window() -> None:
+    """Whisper counts an entry's digits right only over its own 30 s; other commands are written
+    over the shorter window (a third of the cost)."""
+    for first_pass, call in (("zero two", "hypotheses"), ("pass", "hypotheses, short window"),
+                             ("", "hypotheses, short window")):
+        clock = Clock()
+        whisper = Costly(clock, ["Let me think."], ["Hmm."])
+        hearing = HearingSettings(closed=False, as_sentences=True, budget_seconds=100.0)  # type: ignore[call-arg]
+        e = Ear(TextRecognizer(), OMEGA, second=SecondOpinion(whisper, Spotter(OMEGA), hearing))  # type: ignore[arg-type]
+        assert e.second is not None
+        e.second.cascade.clock = clock
+        e.set_intents(["buttons", "pass", "help"])
+        e._audio = [np.zeros(16_000, dtype=np.int16).tobytes()]
+        e.decide(Transcript(first_pass, 0.3))
+        assert whisper.calls[:1] == [call], (first_pass, whisper.calls)
 
 
 def test_the_expected_cost_follows_what_a_stage_cost_here() -> None:

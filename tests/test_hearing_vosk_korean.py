@@ -310,7 +310,7 @@ class Recorded:
         self.transcriber = transcriber
         self.handed: list[tuple[int, str]] = []
 
-    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1, whole: bool = True) -> list[str]:
         self.handed.append((len(audio), prompt))
         return list(self.transcriber.hypotheses(audio, prompt, count))
 

@@ -11,6 +11,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from assistant.engine import Command
@@ -19,6 +20,8 @@ from assistant.hearing import Ear, HearingSettings, choose, open_ear
 from assistant.hearing.events import NotRecognized, Transcript
 from assistant.hearing.recognizer import ModelError, prompt_as_sentences
 from assistant.hearing.whisper_engine import (
+    FREE_TEXT_SECONDS,
+    MAX_SECONDS,
     WHISPER_FILES,
     WhisperSettings,
     WhisperTranscriber,
@@ -418,3 +421,19 @@ def test_the_same_audio_is_encoded_once_until_it_is_forgotten(maker: ClipMaker) 
     assert whisper.transcribe(audio) == first and len(encoded) == 1
     whisper.forget()
     assert whisper.transcribe(audio) == first and len(encoded) == 2
+
+
+def test_a_command_is_written_over_a_short_window_and_an_entry_over_whispers_whole(maker: ClipMaker) -> None:
+    """The free text of a command that is no button entry is encoded over FREE_TEXT_SECONDS (a
+    third of the encoder's cost), an entry over Whisper's own 30 s (on a shorter window Whisper
+    writes digits over and over); each window is encoded once, and the short one still hears."""
+    whisper = WhisperTranscriber.load(find_model("faster-whisper-tiny.en", Path("/nonexistent")))
+    audio = maker.say("pass", OTHER_VOICES[0]).tobytes()
+    prompt = "Pass. Explore one zero zero. Attack."  # as the Ear prompts it with what may be said
+    short = whisper.hypotheses(audio, prompt, 1, whole=False)
+    positions = np.asarray(whisper._encoded).shape[1]
+    assert positions == int(FREE_TEXT_SECONDS * 50)  # 20 ms an encoder position
+    assert "pass" in short[0].lower()
+    whole = whisper.hypotheses(audio, prompt, 1)
+    assert np.asarray(whisper._encoded).shape[1] == int(MAX_SECONDS * 50)
+    assert "pass" in whole[0].lower()

@@ -75,7 +75,7 @@ class Whisper:
     def transcribe(self, audio: bytes, prompt: str = "") -> str:
         return self.hypotheses(audio, prompt)[0]
 
-    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1, whole: bool = True) -> list[str]:
         texts, self.as_sentences = self.utterances.pop(0)
         return texts[:count]
 

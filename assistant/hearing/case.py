@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from assistant.engine import Command
 from assistant.hearing.events import Doubted, Final, NotRecognized, Transcript
+from assistant.hearing.grammar import is_entry
 
 if TYPE_CHECKING:
     from assistant.hearing.closed import Sentence
@@ -44,7 +45,7 @@ class Transcriber(Protocol):
 
     def own_reading(self) -> tuple[str, float]: ...
 
-    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]: ...
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1, whole: bool = True) -> list[str]: ...
 
     def again(self, prompt: str = "", count: int = 1) -> list[str]: ...
 
@@ -131,10 +132,21 @@ class Case:
 
     def written(self) -> list[str]:
         """Whisper's best transcripts, prompted with the examples of what may be said (its free
-        text, over its own 30 s window)."""
+        text): over Whisper's whole window for what may be a button entry (``counting``), else
+        over a shorter one (``whisper_engine.FREE_TEXT_SECONDS``)."""
         if self.texts is None:
-            self.texts = self.transcriber.hypotheses(self.audio, self.ear.prompt(), self.settings.hypotheses) or [""]
+            self.texts = self.transcriber.hypotheses(self.audio, self.ear.prompt(), self.settings.hypotheses,
+                                                     self.counting()) or [""]
         return self.texts
+
+    def counting(self) -> bool:
+        """Whether the utterance may be a button entry: the grammar search's likeliest sentence
+        or the first pass's command is entry words alone (``grammar.is_entry``)."""
+        said = [self.look.found[0].words] if self.look is not None and self.look.found else []
+        taken = self.first_taken if self.first_read else None
+        if taken is not None:
+            said.append(tuple(taken.text.split()))
+        return any(is_entry(words) for words in said)
 
     def spotted(self) -> Final:
         """What is spotted in Whisper's best transcript."""

@@ -20,6 +20,16 @@ from assistant.sentences import Alt, Node, RuleRef, SentenceSet, Seq, SlotRef, W
 
 START, END = "<s>", "</s>"
 
+#: Words a button entry is made of ("one zero zero", "zero and two"), as said and as Whisper writes them
+ENTRY_WORDS = frozenset({"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "zero", "oh", "o", "one", "two", "three",
+                         "four", "five", "six", "seven", "eight", "nine", "r", "are", "and"})
+
+
+def is_entry(words: Iterable[str]) -> bool:
+    """Whether ``words`` are a button entry: entry words alone."""
+    said = [w.strip(".,!?;:-").lower() for w in words]
+    return bool(said) and all(w in ENTRY_WORDS for w in said)
+
 
 class WordGraph:
     """The sentences of some intents as an acyclic word automaton (spoken words only)."""

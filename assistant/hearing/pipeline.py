@@ -5,8 +5,8 @@ Read top to bottom, it is:
 1. **first look** (``Closed.first_look``): Whisper held to the grammar (closed.py) finds the
    allowed sentence likeliest for the utterance's own short encoding; a best sentence its rule
    (``Closed.verdict``) hears is taken at once, one it would ask about is asked about.
-2. **free text**, only when that rule took nothing: Whisper writes the utterance over its own
-   30 s window, prompted with the game's examples, and the stages decide on what it wrote:
+2. **free text**, only when that rule took nothing: Whisper writes the utterance (over its own
+   30 s window for what may be a button entry, else 10 s), prompted with the game's examples, and the stages decide on what it wrote:
    ``spot`` takes a command spotted in its best transcript; ``veto`` lets the first pass's
    command stand when Whisper wrote nothing against it or came near it; ``as_sentences``
    (push-to-talk's) has it write once more, prompted with each example as a sentence.
@@ -88,8 +88,8 @@ def prompt_as_sentences(help_sentences: Iterable[str]) -> str:
 class Spot(Stage):
     name = "spot"
     sure = True
-    #: the free text over Whisper's 30 s window: a median of about 0.7 CPU s here
-    typical_seconds = 0.7
+    #: the free text (over 10 s, or Whisper's 30 s for an entry): a median of about 0.5 CPU s here
+    typical_seconds = 0.5
     switch = "hearing.whisper.spotting"
 
     def run(self, case: Case) -> Final | None:

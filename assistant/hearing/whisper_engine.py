@@ -10,10 +10,10 @@ plain English. Here it is used two ways:
   streaming engine doubted, rejected or heard nothing allowed in (see ``recognizer.Ear``).
 
 The prompt names what is allowed at this moment of play (the intents' help sentences), which
-pulls Whisper towards the game's words. The free text is written over Whisper's own 30 s
-window: a window cut shorter costs less to encode but makes Whisper write what it heard again
-("0 2 0 2" for a player's "zero two"; docs/hearing.md, "The free text"). The grammar search's
-encoding is the utterance alone.
+pulls Whisper towards the game's words. The free text is written over FREE_TEXT_SECONDS of
+window, a button entry's over Whisper's own 30 s: over a shorter one Whisper writes an entry's
+digits over and over ("zero two, zero two" for a player's "zero two"; docs/hearing.md, "The
+checks"). The grammar search's encoding is the utterance alone.
 
 CTranslate2 runs the encoder only: it is given the model with its decoder's weights cut to one
 number each (``whisper_decoder.without_decoder``), and every decoding (the free text's beam
@@ -51,7 +51,7 @@ import numpy.typing as npt
 from assistant.hearing.audio import FREE_TEXT_MARGIN_S, LOUD_MARGIN_S, RATE, SpeechEdges, loud_part, suppress_noise
 from assistant.hearing.closed import SPAN, Sentence, search
 from assistant.hearing.events import Partial, Transcript
-from assistant.hearing.grammar import WordGraph
+from assistant.hearing.grammar import WordGraph, is_entry
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
 from assistant.hearing.settings import WhisperSettings
 from assistant.hearing.whisper_decoder import (
@@ -131,6 +131,10 @@ def model_label(setting: str) -> str:
 
 #: The longest utterance handed to Whisper (its window); longer talk keeps its last part.
 MAX_SECONDS = 30.0
+#: The free text's window for a command that is not a button entry: a third of Whisper's own
+#: costs a third to encode and writes commands as well; an entry is written over the whole 30 s
+#: (on a shorter window Whisper writes its digits over and over: "zero two, zero two")
+FREE_TEXT_SECONDS = 10.0
 #: Quiet put before and after an utterance for Whisper.
 PAD_SECONDS = 0.4
 #: Whisper's text window (prompt and transcript together), and the prompt's share of it.
@@ -325,9 +329,6 @@ def log_mel(samples: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 
 
 
-#: Words a button entry is made of: a run of them alone may repeat as said ("two two two")
-_ENTRY_WORDS = frozenset({"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "zero", "oh", "o", "one", "two", "three",
-                          "four", "five", "six", "seven", "eight", "nine", "r", "are", "and"})
 #: More words than any button entry has ("one and two and zero and r" has seven)
 _ENTRY_LONGEST = 8
 
@@ -351,7 +352,7 @@ def unrepeated(text: str) -> str:
             if any(words[i] != words[i + period] for i in range(start, n - period)):
                 continue
             unit = words[start:start + period]
-            if all(w in _ENTRY_WORDS for w in unit) and n - start <= _ENTRY_LONGEST:
+            if is_entry(unit) and n - start <= _ENTRY_LONGEST:
                 continue
             return " ".join(raw[:start + period]).rstrip(",;-")
     return text
@@ -394,7 +395,7 @@ class WhisperTranscriber:
                 raise ModelError("The multilingual Whisper tokenizer lacks <|en|>: not a Whisper model.")
             self._task = [english, ids["transcribe"]]
         #: the audio last given to ``listen`` and whether it was long enough to hear
-        self._heard: tuple[bytes, bool, bool] | None = None
+        self._heard: tuple[bytes, bool, float] | None = None
         self._encoded: Any = None
         self._frames = 0
         self._window: npt.NDArray[np.float32] | None = None
@@ -499,19 +500,21 @@ class WhisperTranscriber:
         texts = self.hypotheses(audio, prompt, 1)
         return texts[0] if texts else ""
 
-    def listen(self, audio: bytes, short: bool = False) -> bool:
+    def listen(self, audio: bytes, short: bool = False, seconds: float = MAX_SECONDS) -> bool:
         """Encode ``audio`` once for what follows (``hypotheses``, ``again``, ``score``, the
         grammar search); False for less than 0.1 s of audio. The same audio again is not
         encoded again. ``short``: encode the speech and WINDOW_MARGIN after it, not Whisper's
         30 s (the encoder's cost falls with its input: about 0.04 CPU s for a 3 s command
-        instead of 0.8 s here), for the grammar search alone. Of the utterance, only its part
+        instead of 0.8 s here), for the grammar search alone; else ``seconds`` of window (all
+        of a longer utterance), for the free text. Of the utterance, only its part
         within ``trim`` dB of its loudest is heard (``audio.loud_part``), and LOUD_MARGIN_S more
         each side for the grammar search, FREE_TEXT_MARGIN_S for the free text."""
         import ctranslate2
 
         if not isinstance(audio, bytes):  # int16 samples given as an array
             audio = np.asarray(audio, dtype=np.int16).tobytes()
-        if self._heard is not None and self._heard[0] == audio and self._heard[2] == short:
+        key = 0.0 if short else seconds
+        if self._heard is not None and self._heard[0] == audio and self._heard[2] == key:
             return self._heard[1]
         self._window = None
         self._reader = None
@@ -519,7 +522,7 @@ class WhisperTranscriber:
         self._own = None
         samples = np.frombuffer(audio, dtype=np.int16)[-int((MAX_SECONDS - 2 * PAD_SECONDS) * RATE):]
         if len(samples) < RATE // 10:
-            self._heard = (audio, False, short)
+            self._heard = (audio, False, key)
             return False
         samples = suppress_noise(samples, self.noise_suppression)
         # the player's words, not the room around them: the grammar search closely, the free text
@@ -531,14 +534,18 @@ class WhisperTranscriber:
         mel = log_mel(samples.astype(np.float32) / 32768.0)
         if short:
             mel = np.ascontiguousarray(mel[:, :min(FRAMES, self._frames + 2 * WINDOW_MARGIN)])
+        elif seconds < MAX_SECONDS:  # a shorter window for the free text, the utterance whole in it
+            window = int(seconds * RATE) // HOP // 2 * 2
+            mel = np.ascontiguousarray(mel[:, :max(window, min(FRAMES, self._frames + 2 * WINDOW_MARGIN))])
         self._encoded = self.model.encode(ctranslate2.StorageView.from_array(mel[None]), to_cpu=True)
-        self._heard = (audio, True, short)
+        self._heard = (audio, True, key)
         return True
 
-    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1) -> list[str]:
+    def hypotheses(self, audio: bytes, prompt: str = "", count: int = 1, whole: bool = True) -> list[str]:
         """The ``count`` best transcripts of ``audio`` (beam search), best first; none for less
-        than 0.1 s of audio. The audio's encoding is kept for ``score``."""
-        if not self.listen(audio):
+        than 0.1 s of audio, written over Whisper's whole window, or without ``whole`` over
+        FREE_TEXT_SECONDS. The audio's encoding is kept for ``score``."""
+        if not self.listen(audio, seconds=MAX_SECONDS if whole else FREE_TEXT_SECONDS):
             self._free = None
             return []
         if self._free is None:  # the same audio again keeps its attention over the window
