@@ -6,10 +6,11 @@ Read top to bottom, it is:
    allowed sentence likeliest for the utterance's own short encoding; a best sentence its rule
    (``Closed.verdict``) hears is taken at once, one it would ask about is asked about.
 2. **free text**, only when that rule took nothing: Whisper writes the utterance (over its own
-   30 s window for what may be a button entry, else 10 s), prompted with the game's examples, and the stages decide on what it wrote:
-   ``spot`` takes a command spotted in its best transcript; ``veto`` lets the first pass's
-   command stand when Whisper wrote nothing against it or came near it; ``as_sentences``
-   (push-to-talk's) has it write once more, prompted with each example as a sentence.
+   30 s window for what may be a button entry, else 10 s), prompted with the game's examples,
+   and the stages decide on what it wrote: ``spot`` takes a command spotted in its best
+   transcript; ``veto`` lets the first pass's command stand when Whisper wrote nothing against
+   it or came near it; ``as_sentences`` (push-to-talk's) has it write once more, prompted with
+   each example as a sentence.
 3. **last word** (``Closed.check``): a command the free text took stands when the search's best
    sentence is the same command, clear of every other command's; else it is asked about.
 4. **doubt**: a command only a guessing stage (``Stage.sure`` False) took, that the first pass
