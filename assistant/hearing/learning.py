@@ -1,0 +1,379 @@
+"""Hearing that learns the table's voices (issue 61): the core of the matcher, not yet a stage.
+
+Commands a player confirmed (acted on and not taken back, a yes to "Explore one zero zero?") are
+remembered as the sound features hearing computed for them, with their sentence and how they
+were confirmed (``TakeMemory``, bounded: the oldest take goes first). Two matchers use them:
+
+- ``WholeMatcher``: the utterance against every remembered take by dynamic time warping
+  (``dtw_distances``); a sentence's distance is that of its nearest takes; the decision is the
+  nearest sentence, its distance, and its margin over the nearest other sentence. It can only
+  name sentences said (and confirmed) before.
+- ``WordMatcher``: button entries ("one zero zero", "zero two") are made of a few words, so word
+  templates are cut from confirmed entries (at the pauses between the words, ``voiced_runs``)
+  and a new entry is scored against each allowed entry sentence as its words' templates said
+  one after another (``connected_costs``, one pass over the utterance per word position). It
+  can name an entry never said before, from words said before.
+
+Features (``features``) are Whisper's log-mel frames (``whisper_engine.log_mel``), the quiet
+frames dropped (pauses and the room before and after), turned to cepstra (a DCT over the mel
+bands, the first band dropped: loudness) and mean-normalised over the utterance (the
+microphone's and room's colour), two 10 ms frames averaged into one.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from assistant.hearing.whisper_engine import HOP, log_mel
+
+Frames = npt.NDArray[np.float32]  # (frames, dimensions)
+
+#: A frame is voiced when within this of the utterance's loudest frame (log-mel units: 1 is 40 dB)
+QUIET_BELOW = 0.75
+#: Cepstral coefficients kept (after the first, loudness)
+CEPSTRA = 13
+#: 10 ms frames averaged into one feature frame
+SUBSAMPLE = 2
+
+
+def log_mel_frames(samples: npt.NDArray[np.int16] | npt.NDArray[np.float32]) -> Frames:
+    """Whisper's log-mel of ``samples`` (16 kHz; int16 or floats in [-1, 1]) for the frames the
+    speech has: shape (frames, 80)."""
+    audio = samples.astype(np.float32)
+    if samples.dtype == np.int16:
+        audio /= 32768.0
+    mel = log_mel(audio)
+    used = min(mel.shape[1], max(len(audio) // HOP, 1))
+    return np.ascontiguousarray(mel[:, :used].T)
+
+
+def voiced(mel: Frames, below: float = QUIET_BELOW) -> npt.NDArray[np.bool_]:
+    """Which log-mel frames are within ``below`` of the loudest (a frame's level: its loudest band)."""
+    level = mel.max(axis=1)
+    return np.asarray(level >= level.max() - below)
+
+
+def _dct_matrix(bands: int, count: int) -> Frames:
+    n = np.arange(bands)
+    k = np.arange(1, count + 1)[:, None]
+    return (np.cos(np.pi * k * (2 * n + 1) / (2 * bands)) * np.sqrt(2.0 / bands)).astype(np.float32)
+
+
+def _subsample(frames: Frames, step: int) -> Frames:
+    if step <= 1 or len(frames) < step:
+        return frames
+    usable = len(frames) // step * step
+    out: Frames = frames[:usable].reshape(-1, step, frames.shape[1]).mean(axis=1)
+    return out
+
+
+def _normalised(mel: Frames, kind: str) -> tuple[Frames, npt.NDArray[np.bool_]]:
+    """Every frame's features less the voiced frames' mean, and which frames are voiced."""
+    loud = voiced(mel)
+    if kind == "cepstra":
+        values: Frames = mel @ _dct_matrix(mel.shape[1], CEPSTRA).T
+    elif kind == "logmel":
+        values = mel.copy()
+    else:
+        raise ValueError(f"unknown feature kind {kind!r}")
+    return (values - values[loud].mean(axis=0)).astype(np.float32), loud
+
+
+def features_of_mel(mel: Frames, kind: str = "cepstra", drop_quiet: bool = True,
+                    subsample: int = SUBSAMPLE) -> Frames:
+    """Matching features of an utterance's log-mel frames (frames, 80): ``kind`` "cepstra"
+    (``CEPSTRA`` coefficients) or "logmel" (the 80 bands), mean-normalised over the voiced
+    frames, the quiet frames dropped when ``drop_quiet``, ``subsample`` frames averaged."""
+    if len(mel) == 0:
+        return np.zeros((0, CEPSTRA if kind == "cepstra" else mel.shape[1]), dtype=np.float32)
+    values, loud = _normalised(mel, kind)
+    return np.ascontiguousarray(_subsample(values[loud] if drop_quiet else values, subsample))
+
+
+def features(samples: npt.NDArray[np.int16] | npt.NDArray[np.float32], kind: str = "cepstra",
+             drop_quiet: bool = True, subsample: int = SUBSAMPLE) -> Frames:
+    """Matching features of an utterance's audio (16 kHz): see ``features_of_mel``."""
+    return features_of_mel(log_mel_frames(samples), kind, drop_quiet, subsample)
+
+
+def voiced_runs(mel: Frames, gap_frames: int = 6, shortest: int = 5) -> list[tuple[int, int]]:
+    """The utterance's words as runs of voiced log-mel frames ``(start, end)``, end excluded:
+    quiet stretches shorter than ``gap_frames`` are bridged, runs shorter than ``shortest`` dropped."""
+    loud = voiced(mel)
+    runs: list[list[int]] = []
+    for index in np.flatnonzero(loud):
+        i = int(index)
+        if runs and i - runs[-1][1] <= gap_frames:
+            runs[-1][1] = i + 1
+        else:
+            runs.append([i, i + 1])
+    return [(a, b) for a, b in runs if b - a >= shortest]
+
+
+def _frame_costs(query: Frames, templates: Sequence[Frames], width: int) -> npt.NDArray[np.float32]:
+    """Euclidean distances between the query's frames and each template's, (templates, n, width);
+    inf beyond a template's end."""
+    n = len(query)
+    stacked = np.zeros((len(templates), width, query.shape[1]), dtype=np.float32)
+    lengths = np.array([len(t) for t in templates])
+    for k, template in enumerate(templates):
+        stacked[k, :len(template)] = template
+    q2 = (query ** 2).sum(axis=1)
+    t2 = (stacked ** 2).sum(axis=2)
+    cross = np.einsum("nd,kmd->knm", query, stacked, optimize=True)
+    costs = np.sqrt(np.maximum(q2[None, :, None] + t2[:, None, :] - 2.0 * cross, 0.0)).astype(np.float32)
+    costs[np.broadcast_to(np.arange(width)[None, None, :] >= lengths[:, None, None], costs.shape)] = np.inf
+    assert costs.shape == (len(templates), n, width)
+    return costs
+
+
+def dtw_distances(query: Frames, templates: Sequence[Frames], band: float = 0.0) -> npt.NDArray[np.float64]:
+    """The DTW distance of ``query`` to each of ``templates`` (all (frames, dims) of the same
+    dims): the symmetric step pattern (a diagonal step costs twice a frame's distance), the sum
+    over the path divided by the lengths' sum, so identical sequences are 0 apart. ``band`` > 0
+    keeps the path within that fraction of the lengths of the diagonal (Sakoe-Chiba on
+    relative positions). All templates at once, one anti-diagonal at a time. Empty: inf."""
+    out = np.full(len(templates), np.inf)
+    usable = [k for k, t in enumerate(templates) if len(t)]
+    if not len(query) or not usable:
+        return out
+    chosen = [templates[k] for k in usable]
+    n, width = len(query), max(len(t) for t in chosen)
+    lengths = np.array([len(t) for t in chosen])
+    costs = _frame_costs(query, chosen, width)
+    if band > 0:
+        rows = (np.arange(n)[None, :, None] + 0.5) / n
+        cols = (np.arange(width)[None, None, :] + 0.5) / lengths[:, None, None]
+        costs[np.abs(rows - cols) > band] = np.inf
+    count = len(chosen)
+    # skewed: diagonal s = i + j (1-based i, j), row i; cell (s, i) holds D(i, s - i)
+    diagonals = n + width + 1
+    i = np.arange(1, n + 1)
+    s = np.arange(diagonals)[:, None]
+    j = s - i[None, :]
+    inside = (j >= 1) & (j <= width)
+    skewed = np.full((count, diagonals, n), np.inf, dtype=np.float32)
+    si, ii = np.nonzero(inside)
+    skewed[:, si, ii] = costs[:, ii, j[si, ii] - 1]
+    total = np.full((count, diagonals, n + 1), np.inf, dtype=np.float32)
+    total[:, 0, 0] = 0.0
+    for d in range(2, diagonals):
+        c = skewed[:, d, :]
+        total[:, d, 1:] = np.minimum(np.minimum(total[:, d - 1, :-1], total[:, d - 1, 1:]) + c,
+                                     total[:, d - 2, :-1] + 2.0 * c)
+    ends = total[np.arange(count), n + lengths, n].astype(np.float64)
+    out[usable] = ends / (n + lengths)
+    return out
+
+
+@dataclass
+class Take:
+    """A confirmed utterance: its features, its sentence and how it was confirmed."""
+
+    frames: Frames
+    sentence: str
+    how: str = "acted"
+
+
+@dataclass
+class TakeMemory:
+    """Remembered takes per sentence: at most ``per_sentence`` each and ``total`` in all, the
+    oldest dropped first."""
+
+    per_sentence: int = 10
+    total: int = 200
+    _takes: dict[str, deque[Take]] = field(default_factory=dict)
+    _order: deque[Take] = field(default_factory=deque)
+
+    def add(self, take: Take) -> None:
+        kept = self._takes.setdefault(take.sentence, deque())
+        kept.append(take)
+        self._order.append(take)
+        if len(kept) > self.per_sentence:
+            self._forget(kept[0])
+        while len(self._order) > self.total:
+            self._forget(self._order[0])
+
+    def _forget(self, take: Take) -> None:
+        self._order.remove(take)
+        kept = self._takes[take.sentence]
+        kept.remove(take)
+        if not kept:
+            del self._takes[take.sentence]
+
+    def takes(self, sentence: str) -> list[Take]:
+        return list(self._takes.get(sentence, ()))
+
+    def sentences(self) -> list[str]:
+        return list(self._takes)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def nbytes(self) -> int:
+        """The features' size in bytes."""
+        return sum(t.frames.nbytes for t in self._order)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A matcher's answer: the nearest sentence (None: nothing to compare), its distance, the
+    nearest other sentence and the relative margin ``1 - best / other`` (0: as near as each other)."""
+
+    sentence: str | None
+    distance: float = float("inf")
+    other: str | None = None
+    other_distance: float = float("inf")
+
+    @property
+    def margin(self) -> float:
+        if self.sentence is None or self.other is None or not np.isfinite(self.other_distance):
+            return 0.0
+        return 1.0 - self.distance / self.other_distance if self.other_distance > 0 else 0.0
+
+    def taken(self, margin: float, distance: float = float("inf")) -> str | None:
+        """The sentence when it is at least ``margin`` ahead and at most ``distance`` away."""
+        if self.sentence is None or self.other is None:
+            return None
+        return self.sentence if self.margin >= margin and self.distance <= distance else None
+
+
+def _decide(scores: dict[str, float]) -> Decision:
+    finite = sorted((d, s) for s, d in scores.items() if np.isfinite(d))
+    if not finite:
+        return Decision(None)
+    if len(finite) == 1:
+        return Decision(finite[0][1], finite[0][0])
+    (d1, s1), (d2, s2) = finite[0], finite[1]
+    return Decision(s1, d1, s2, d2)
+
+
+@dataclass
+class WholeMatcher:
+    """Whole utterances against remembered takes: a sentence's distance is the mean of its
+    ``nearest`` nearest takes' DTW distances."""
+
+    memory: TakeMemory = field(default_factory=TakeMemory)
+    nearest: int = 1
+    band: float = 0.0
+
+    def remember(self, frames: Frames, sentence: str, how: str = "acted") -> None:
+        self.memory.add(Take(frames, sentence, how))
+
+    def scores(self, frames: Frames, allowed: Collection[str] | None = None) -> dict[str, float]:
+        sentences = [s for s in self.memory.sentences() if allowed is None or s in allowed]
+        takes = [t for s in sentences for t in self.memory.takes(s)]
+        distances = dtw_distances(frames, [t.frames for t in takes], self.band)
+        by_sentence: dict[str, list[float]] = {}
+        for take, d in zip(takes, distances, strict=True):
+            by_sentence.setdefault(take.sentence, []).append(float(d))
+        return {s: float(np.mean(sorted(ds)[:self.nearest])) for s, ds in by_sentence.items()}
+
+    def decide(self, frames: Frames, allowed: Collection[str] | None = None) -> Decision:
+        return _decide(self.scores(frames, allowed))
+
+
+def connected_costs(query: Frames, sentences: Iterable[Sequence[str]], templates: dict[str, list[Frames]],
+                    hold: bool = True) -> dict[tuple[str, ...], float]:
+    """Each word sequence's cost as its words' templates said one after another over the whole
+    ``query``: per query frame the distance to the template frame it is matched with, averaged
+    over the query's frames; each query frame is matched once, the path steps one or two
+    template frames on or holds one (with ``hold`` for one more query frame at most: a word said
+    from twice as fast as its template to twice as slow, so "two two" is not one long "two";
+    without, held as long as it likes), the next word starts on the frame after a word's last. For a word
+    the nearest of its templates counts. Sequences sharing a beginning share its work; a
+    sequence with a word without templates is left out."""
+    n = len(query)
+    words = sorted({w for s in sentences for w in s})
+    sequences = [tuple(s) for s in sentences if s and all(templates.get(w) for w in s)]
+    if not n or not sequences:
+        return {}
+    flat: list[Frames] = []
+    owner: dict[str, list[int]] = {}
+    for w in words:
+        for t in templates.get(w, ()):
+            if len(t):
+                owner.setdefault(w, []).append(len(flat))
+                flat.append(t)
+    width = max(len(t) for t in flat)
+    lengths = np.array([len(t) for t in flat])
+    costs = _frame_costs(query, flat, width)  # (templates, n, width)
+    by_frame = np.ascontiguousarray(costs.transpose(1, 0, 2))  # (n, templates, width)
+    # ends[prefix][i]: the prefix's cost with its last word ending on frame i
+    start = np.full(n + 1, np.inf, dtype=np.float32)
+    start[0] = 0.0
+    ends: dict[tuple[str, ...], npt.NDArray[np.float32]] = {}
+    longest = max(len(s) for s in sequences)
+    level_prefixes: list[tuple[str, ...]] = [()]
+    for level in range(longest):
+        pairs: list[tuple[tuple[str, ...], int]] = []
+        grown = sorted({s[:level + 1] for s in sequences if len(s) > level and s[:level] in level_prefixes})
+        for prefix in grown:
+            pairs.extend((prefix, k) for k in owner[prefix[-1]])
+        if not pairs:
+            break
+        chosen = np.array([k for _, k in pairs])
+        # the cost of entering each pair's word on frame i: its prefix ended on frame i - 1
+        entry = np.stack([start if level == 0 else np.concatenate(([np.inf], ends[p[:-1]]))
+                          for p, _ in pairs]).astype(np.float32)  # (pairs, n + 1)
+        frame_costs = by_frame[:, chosen, :]  # (n, pairs, width)
+        last = lengths[chosen] - 1
+        fresh = np.full((len(pairs), width), np.inf, dtype=np.float32)  # a template frame's first query frame
+        again = np.full((len(pairs), width), np.inf, dtype=np.float32)  # its second (``hold``)
+        pad = np.full((len(pairs), 2), np.inf, dtype=np.float32)
+        finished = np.empty((len(pairs), n), dtype=np.float32)
+        rows = np.arange(len(pairs))
+        for i in range(n):
+            either = np.concatenate((pad, np.minimum(fresh, again)), axis=1)  # (pairs, width + 2)
+            came = np.minimum(either[:, 1:-1], either[:, :-2])  # from one or two template frames back
+            if not hold:
+                came = np.minimum(came, either[:, 2:])
+            came[:, 0] = np.minimum(came[:, 0], entry[:, i])
+            held = fresh if hold else np.full_like(fresh, np.inf)
+            fresh, again = came + frame_costs[i], held + frame_costs[i]
+            finished[:, i] = np.minimum(fresh[rows, last], again[rows, last])
+        for prefix in grown:
+            members = [m for m, (p, _) in enumerate(pairs) if p == prefix]
+            ends[prefix] = finished[members].min(axis=0)
+        level_prefixes = grown
+    return {s: float(ends[s][n - 1]) / n for s in sequences if s in ends}
+
+
+@dataclass
+class WordMatcher:
+    """Button entries as sequences of word templates cut from confirmed entries: at most
+    ``per_word`` templates a word (the oldest dropped)."""
+
+    per_word: int = 10
+    templates: dict[str, deque[Frames]] = field(default_factory=dict)
+    kind: str = "cepstra"
+    hold: bool = True
+
+    def remember(self, mel: Frames, sentence: str) -> bool:
+        """Cut a confirmed entry's log-mel frames into its words at the pauses between them;
+        False (nothing learnt) when the pauses do not give one run per word."""
+        words = sentence.split()
+        runs = voiced_runs(mel)
+        if len(runs) != len(words):
+            return False
+        values, loud = _normalised(mel, self.kind)  # normalised over the whole entry, as an utterance is
+        for word, (a, b) in zip(words, runs, strict=True):
+            kept = self.templates.setdefault(word, deque(maxlen=self.per_word))
+            kept.append(np.ascontiguousarray(_subsample(values[a:b][loud[a:b]], SUBSAMPLE)))
+        return True
+
+    def scores(self, frames: Frames, allowed: Collection[str]) -> dict[str, float]:
+        known = {w: list(t) for w, t in self.templates.items()}
+        costs = connected_costs(frames, [s.split() for s in allowed], known, self.hold)
+        return {" ".join(s): c for s, c in costs.items()}
+
+    def decide(self, frames: Frames, allowed: Collection[str]) -> Decision:
+        return _decide(self.scores(frames, allowed))
+
+    def nbytes(self) -> int:
+        return sum(t.nbytes for ts in self.templates.values() for t in ts)
