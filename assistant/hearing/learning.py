@@ -23,12 +23,15 @@ microphone's and room's colour), two 10 ms frames averaged into one.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
+from assistant.engine import Command
+from assistant.hearing.events import Doubted, Final, NotAllowedNow, NotRecognized, Transcript
+from assistant.hearing.grammar import WordGraph, is_entry
 from assistant.hearing.whisper_engine import HOP, log_mel
 
 Frames = npt.NDArray[np.float32]  # (frames, dimensions)
@@ -377,3 +380,114 @@ class WordMatcher:
 
     def nbytes(self) -> int:
         return sum(t.nbytes for ts in self.templates.values() for t in ts)
+
+
+# ------------------------------------------------------------------ the table's voices, a stage
+
+#: The least relative margin (``Decision.margin``) at which the remembered takes take a doubted
+#: command (it agrees) or ask about a missed one; and at which they ask about a command hearing took
+#: that they place elsewhere. Chosen on the tuning voices (bench_accuracy --session).
+TAKE_MARGIN = 0.05
+ASK_MARGIN = 0.1
+#: Utterances decided recently, any of which the table may yet confirm ("yes" to a question)
+RECENT = 4
+
+
+@dataclass
+class Heard:
+    """An utterance hearing took a command from, kept until the table confirms it or it is old:
+    its log-mel frames (the words are cut from them), its features, its sentence and command."""
+
+    mel: Frames
+    frames: Frames
+    sentence: str
+    command: Command
+
+
+class TableVoices:
+    """What hearing has learnt of the table's voices: takes of sentences the players confirmed
+    (a command acted on and not taken back, a yes to its question), and the words of the button
+    entries among them. Held in memory only, for one process (one evening's games), never written."""
+
+    def __init__(self, per_sentence: int = 10, total: int = 200, per_word: int = 10) -> None:
+        self.whole = WholeMatcher(TakeMemory(per_sentence, total))
+        self.words = WordMatcher(per_word)
+        self.recent: deque[Heard] = deque(maxlen=RECENT)
+
+    def __len__(self) -> int:
+        return len(self.whole.memory)
+
+    def nbytes(self) -> int:
+        return self.whole.memory.nbytes() + self.words.nbytes() + sum(h.mel.nbytes + h.frames.nbytes
+                                                                      for h in self.recent)
+
+    def heard(self, mel: Frames, frames: Frames, sentence: str, command: Command) -> None:
+        self.recent.append(Heard(mel, frames, sentence, command))
+
+    def confirm(self, command: Command, how: str = "acted") -> bool:
+        """The latest utterance taken as ``command`` was right: remember it. False when none is kept."""
+        for heard in reversed(self.recent):
+            if heard.command == command:
+                self.recent.remove(heard)
+                self.remember(heard.mel, heard.frames, heard.sentence, how)
+                return True
+        return False
+
+    def remember(self, mel: Frames, frames: Frames, sentence: str, how: str = "acted") -> None:
+        self.whole.remember(frames, sentence, how)
+        if is_entry(sentence.split()):
+            self.words.remember(mel, sentence)
+
+    def forget(self) -> None:
+        self.__init__(self.whole.memory.per_sentence, self.whole.memory.total,  # type: ignore[misc]
+                      self.words.per_word)
+
+    def decide(self, frames: Frames, graph: WordGraph, allowed: Callable[[str], Command | None],
+               entry: bool) -> tuple[Decision, dict[str, Command]]:
+        """The nearest allowed sentence: among the graph's button entries made of words learnt
+        when the utterance may be one (``entry``), else among the sentences remembered that are
+        allowed now; and each candidate's command."""
+        if entry:
+            sentences = [" ".join(words) for words in graph.entries(self.words.templates)]
+            commands = {s: c for s in sentences if (c := allowed(s)) is not None}
+            return self.words.decide(frames, commands), commands
+        commands = {s: c for s in self.whole.memory.sentences() if (c := allowed(s)) is not None}
+        return self.whole.decide(frames, commands), commands
+
+
+def check(voices: TableVoices, samples: npt.NDArray[np.int16], decided: Final, graph: WordGraph,
+          allowed: Callable[[str], Command | None], entry: bool) -> tuple[Final, str]:
+    """The table's voices' say on what hearing ``decided`` for the utterance ``samples`` (its
+    loud part), and the verdict for the trace: a doubted command their takes place it at
+    (``TAKE_MARGIN``) is taken; a command hearing took that they place at another command
+    (``ASK_MARGIN``) is asked about; a command missed that they place is asked about (never
+    acted on alone). The utterance is kept for the table to confirm."""
+    mel = log_mel_frames(samples)
+    frames = features_of_mel(mel)
+    out, verdict = decided, "nothing to compare"
+    taken = decided if isinstance(decided, Transcript) and decided.command is not None else None
+    if len(voices) and len(frames):
+        decision, commands = voices.decide(frames, graph, allowed, entry)
+        best = commands.get(decision.sentence or "")
+        other = commands.get(decision.other or "")
+        sure = decision.margin if best is not None and other is not None and other != best else 0.0
+        verdict = (f"nearest {decision.sentence!r} by {decision.margin:.3f}" if decision.sentence else
+                   "nothing to compare")
+        if best is not None and sure > 0:
+            assert decision.sentence is not None
+            if isinstance(decided, Doubted) and decided.command == best and sure >= TAKE_MARGIN:
+                out = Transcript(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped)
+                verdict = f"took: {verdict}"
+            elif taken is not None and not isinstance(decided, Doubted) and taken.command != best \
+                    and sure >= ASK_MARGIN:
+                out = Doubted(taken.text, taken.confidence, taken.heard, taken.command, taken.snapped,
+                              why=f"the table's takes are nearer {decision.sentence!r}")
+                verdict = f"asked: {verdict}"
+            elif taken is None and not isinstance(decided, NotAllowedNow) and sure >= TAKE_MARGIN:
+                heard = decided.heard if isinstance(decided, NotRecognized) else ""
+                out = Doubted(decision.sentence, 0.0, heard, best, why="nearest the table's takes")
+                verdict = f"asked: {verdict}"
+    final = out if isinstance(out, Transcript) and out.command is not None else None
+    if final is not None and final.command is not None:
+        voices.heard(mel, frames, final.text, final.command)
+    return out, verdict
