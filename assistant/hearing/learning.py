@@ -30,9 +30,9 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.engine import Command
+from assistant.hearing.audio import HOP, log_mel
 from assistant.hearing.events import Doubted, Final, NotAllowedNow, NotRecognized, Transcript
 from assistant.hearing.grammar import WordGraph, is_entry
-from assistant.hearing.whisper_engine import HOP, log_mel
 
 Frames = npt.NDArray[np.float32]  # (frames, dimensions)
 
