@@ -389,6 +389,12 @@ class WordMatcher:
 #: that they place elsewhere. Chosen on the tuning voices (bench_accuracy --session).
 TAKE_MARGIN = 0.05
 ASK_MARGIN = 0.1
+#: With one sentence remembered (nothing to compare): the DTW distance (``dtw_distances``) within
+#: which a take places an utterance at its sentence. Chosen on the tuning voices (FSDD jackson,
+#: nicolas, yweweler; espeak en-gb, en-us; Piper joe), 12 entries each and a second take 6% slower:
+#: at 0.7, 68% of second takes are within it of their own sentence's take, 0.6% (5 of 792) of
+#: another entry's (one entry inside another, as "two" in "two two").
+SAME_DISTANCE = 0.7
 #: Utterances decided recently, any of which the table may yet confirm ("yes" to a question)
 RECENT = 4
 
@@ -445,12 +451,14 @@ class TableVoices:
     def decide(self, frames: Frames, graph: WordGraph, allowed: Callable[[str], Command | None],
                entry: bool) -> tuple[Decision, dict[str, Command]]:
         """The nearest allowed sentence: among the graph's button entries made of words learnt
-        when the utterance may be one (``entry``), else among the sentences remembered that are
-        allowed now; and each candidate's command."""
-        if entry:
+        when the utterance may be one (``entry``) and they give two to choose from, else among
+        the sentences remembered that are allowed now; and each candidate's command."""
+        if entry and self.words.templates:
             sentences = [" ".join(words) for words in graph.entries(self.words.templates)]
             commands = {s: c for s in sentences if (c := allowed(s)) is not None}
-            return self.words.decide(frames, commands), commands
+            decision = self.words.decide(frames, commands)
+            if decision.other is not None:
+                return decision, commands
         commands = {s: c for s in self.whole.memory.sentences() if (c := allowed(s)) is not None}
         return self.whole.decide(frames, commands), commands
 
@@ -458,10 +466,12 @@ class TableVoices:
 def check(voices: TableVoices, samples: npt.NDArray[np.int16], decided: Final, graph: WordGraph,
           allowed: Callable[[str], Command | None], entry: bool) -> tuple[Final, str]:
     """The table's voices' say on what hearing ``decided`` for the utterance ``samples`` (its
-    loud part), and the verdict for the trace: a doubted command their takes place it at
-    (``TAKE_MARGIN``) is taken; a command hearing took that they place at another command
-    (``ASK_MARGIN``) is asked about; a command missed that they place is asked about (never
-    acted on alone). The utterance is kept for the table to confirm."""
+    loud part), and the verdict for the trace. The takes place the utterance at a command when
+    its sentence is the nearest and either ahead of every other command's by ``TAKE_MARGIN``
+    (``ASK_MARGIN`` to ask against what hearing took), or, with no other sentence to compare,
+    within ``SAME_DISTANCE`` of a take. Then a doubted command they place is taken; a command taken
+    that they place at another is asked about; a command missed that they place is asked about
+    (never acted on from the takes alone). The utterance is kept for the table to confirm."""
     mel = log_mel_frames(samples)
     frames = features_of_mel(mel)
     out, verdict = decided, "nothing to compare"
@@ -469,24 +479,27 @@ def check(voices: TableVoices, samples: npt.NDArray[np.int16], decided: Final, g
     if len(voices) and len(frames):
         decision, commands = voices.decide(frames, graph, allowed, entry)
         best = commands.get(decision.sentence or "")
-        other = commands.get(decision.other or "")
-        sure = decision.margin if best is not None and other is not None and other != best else 0.0
-        verdict = (f"nearest {decision.sentence!r} by {decision.margin:.3f}" if decision.sentence else
-                   "nothing to compare")
-        if best is not None and sure > 0:
-            assert decision.sentence is not None
-            if isinstance(decided, Doubted) and decided.command == best and sure >= TAKE_MARGIN:
-                out = Transcript(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped)
-                verdict = f"took: {verdict}"
-            elif taken is not None and not isinstance(decided, Doubted) and taken.command != best \
-                    and sure >= ASK_MARGIN:
-                out = Doubted(taken.text, taken.confidence, taken.heard, taken.command, taken.snapped,
-                              why=f"the table's takes are nearer {decision.sentence!r}")
-                verdict = f"asked: {verdict}"
-            elif taken is None and not isinstance(decided, NotAllowedNow) and sure >= TAKE_MARGIN:
-                heard = decided.heard if isinstance(decided, NotRecognized) else ""
-                out = Doubted(decision.sentence, 0.0, heard, best, why="nearest the table's takes")
-                verdict = f"asked: {verdict}"
+        rival = commands.get(decision.other or "")
+        alone = decision.other is None and decision.distance <= SAME_DISTANCE
+
+        def placed(margin: float) -> bool:
+            return best is not None and (alone or (rival is not None and rival != best and decision.margin >= margin))
+
+        if decision.sentence is not None:
+            verdict = (f"nearest {decision.sentence!r} at {decision.distance:.3f}" +
+                       (f", by {decision.margin:.3f} over {decision.other!r}" if decision.other else ", alone"))
+        if isinstance(decided, Doubted) and decided.command == best and placed(TAKE_MARGIN):
+            out = Transcript(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped)
+            verdict = f"took: {verdict}"
+        elif taken is not None and not isinstance(decided, Doubted) and taken.command != best and placed(ASK_MARGIN):
+            out = Doubted(taken.text, taken.confidence, taken.heard, taken.command, taken.snapped,
+                          why=f"the table's takes are nearer {decision.sentence!r}")
+            verdict = f"asked: {verdict}"
+        elif taken is None and not isinstance(decided, NotAllowedNow) and placed(TAKE_MARGIN):
+            assert decision.sentence is not None and best is not None
+            heard = decided.heard if isinstance(decided, NotRecognized) else ""
+            out = Doubted(decision.sentence, 0.0, heard, best, why="nearest the table's takes")
+            verdict = f"asked: {verdict}"
     final = out if isinstance(out, Transcript) and out.command is not None else None
     if final is not None and final.command is not None:
         voices.heard(mel, frames, final.text, final.command)

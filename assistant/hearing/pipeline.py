@@ -182,7 +182,8 @@ class Cascade:
         self.free_text: list[Stage] = [Spot(), Veto(), AsSentences()]
         self.stages: list[Stage] = [*self.free_text, self.closed]
         #: each stage's expected CPU seconds (per second of audio when it ``scales``), learned as it runs
-        self.typical = {s.name: s.typical_seconds / (TYPICAL_AUDIO if s.scales else 1.0) for s in self.stages}
+        self.typical = {s.name: s.typical_seconds / (TYPICAL_AUDIO if s.scales else 1.0)
+                        for s in (*self.stages, self.learned)}
         self.expected = dict(self.typical)
         self.spent = 0.0  # CPU seconds spent on the utterance under way
         self.clock = time.process_time
