@@ -413,6 +413,8 @@ class TableVoices:
         self.whole = WholeMatcher(TakeMemory(per_sentence, total))
         self.words = WordMatcher(per_word)
         self.recent: deque[Heard] = deque(maxlen=RECENT)
+        #: the last ``check``'s nearest sentence (None: nothing to compare)
+        self.last: Nearest | None = None
 
     def __len__(self) -> int:
         return len(self.whole.memory)
