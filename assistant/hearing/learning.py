@@ -393,7 +393,18 @@ ASK_MARGIN = 0.1
 RECENT = 4
 
 
-@dataclass
+@dataclass(frozen=True)
+class Nearest:
+    """What ``check`` found last, as numbers (for choosing the margins offline: bench_accuracy
+    --session): the nearest allowed sentence, its command, and its margin over the nearest
+    sentence of another command (0: none, or the same command)."""
+
+    sentence: str
+    command: Command
+    margin: float
+
+
+@dataclass(eq=False)  # one utterance: compared by identity (deque.remove), not by its frames
 class Heard:
     """An utterance hearing took a command from, kept until the table confirms it or it is old:
     its log-mel frames (the words are cut from them), its features, its sentence and command."""
@@ -467,6 +478,7 @@ def check(voices: TableVoices, samples: npt.NDArray[np.int16], decided: Final, g
     mel = log_mel_frames(samples)
     frames = features_of_mel(mel)
     out, verdict = decided, "nothing to compare"
+    voices.last = None
     taken = decided if isinstance(decided, Transcript) and decided.command is not None else None
     if len(voices) and len(frames):
         decision, commands = voices.decide(frames, graph, allowed, entry)
@@ -475,6 +487,8 @@ def check(voices: TableVoices, samples: npt.NDArray[np.int16], decided: Final, g
         sure = decision.margin if best is not None and other is not None and other != best else 0.0
         verdict = (f"nearest {decision.sentence!r} by {decision.margin:.3f}" if decision.sentence else
                    "nothing to compare")
+        if best is not None and decision.sentence is not None:
+            voices.last = Nearest(decision.sentence, best, sure)
         if best is not None and sure > 0:
             assert decision.sentence is not None
             if isinstance(decided, Doubted) and decided.command == best and sure >= TAKE_MARGIN:
