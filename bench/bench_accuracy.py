@@ -4,6 +4,7 @@
         [--conditions 'clean,white 20 dB,talkers 10 dB'] [--sets tuning,held-out] [--voices 1]
         [--talk-voices 2] [--talk-every 1] [--fsdd DIR] [--fsdd-entries 48] [--ablation]
         [--cache DIR] [--results NAME] [--note TEXT] [--json FILE] [--count] [-v]
+        [--session K [--session-rows FILE]] [--session-sweep FILE]
 
 Commands are sampled (seeded) from each game's own sentence expansion (``--game all``, the
 default: every game; or one game's name), ``--per-intent`` of every intent. Table talk
@@ -57,6 +58,18 @@ Figures on tuning voices say nothing about voices never met: read the held-out r
 off in turn (``ABLATION``: stage name -> the settings that switch it off), and the first pass
 alone, and prints per stage the change in commands right, WRONG (and WRONG acted on), table
 talk taken and CPU.
+
+``--session K`` plays sessions (issue 61, hearing that learns the table's voices): per voice,
+``--voices`` Piper and as many espeak-ng voices of each set, each saying every sampled command of
+every game and its share of the table talk, and each recorded person its button entries, one
+evening in a seeded game-like order (``session_order``: game after game) with one
+``TableVoices`` shared by its ears of every game. The first K commands confirmed as a player
+would (``confirmable``: heard as said, acted on or asked and answered yes; else said again once,
+``second_take``) are the learning phase; the rest are counted with learning on and off on the
+same clips, play still confirming what it hears right. The table (``bench_accuracy_session``)
+gives both, and the share of the off-run's misses the on-run gets right. Each counted row keeps
+what the Learned stage placed nearest and by what margin, so ``--session-sweep`` replays its rule
+(``replay``) at other TAKE_MARGIN and ASK_MARGIN: they are chosen on the tuning sessions.
 
 Results go to ``bench/results/<name>.md``, its figures as JSON at the end (``--results``; the header gives the
 command, date, machine, commit and ``--note`` lines). Clips are cached under --cache (default:
