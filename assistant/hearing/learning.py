@@ -384,22 +384,49 @@ class WordMatcher:
 
 # ------------------------------------------------------------------ the table's voices, a stage
 
-#: The least relative margin (``Decision.margin``) at which the remembered takes take a doubted
-#: command (it agrees) or ask about a missed one; and at which they ask about a command hearing took
-#: that they place elsewhere. Chosen on the tuning voices (bench_accuracy --session).
-TAKE_MARGIN = 0.05
-ASK_MARGIN = 0.1
-#: With one sentence remembered (nothing to compare): the DTW distance (``dtw_distances``) within
-#: which a take places an utterance at its sentence. Chosen on the tuning voices (FSDD jackson,
-#: nicolas, yweweler; espeak en-gb, en-us; Piper joe), 12 entries each and a second take 6% slower:
-#: at 0.7, 68% of second takes are within it of their own sentence's take, 0.6% (5 of 792) of
-#: another entry's (one entry inside another, as "two" in "two two").
+#: Where the takes place an utterance. A whole utterance: within SAME_DISTANCE (dynamic time
+#: warping, ``dtw_distances``) of a take of its sentence, nearer than any other sentence's. Chosen on
+#: the tuning voices (FSDD jackson, nicolas, yweweler; espeak en-gb, en-us; Piper joe), 12 entries
+#: each and a second take 6% slower: at 0.7, 68% of second takes are within it of their own
+#: sentence's take, 0.6% (5 of 792) of another entry's (one inside another: "two" and "two two").
+#: Margins alone do not place it: with the table's takes of a few sentences, the nearest of those is
+#: often not what was said ("stop listening" nearest the "start listening" confirmed before: the
+#: tuning sessions, bench_accuracy --session). A button entry: its words' templates said in a row
+#: (``WordMatcher``) ahead of every other command's entry by WORD_MARGIN (relative), chosen on the
+#: tuning speakers of FSDD (ten entries remembered: 0 wrong at 0.03).
 SAME_DISTANCE = 0.7
+WORD_MARGIN = 0.03
 #: Utterances decided recently, any of which the table may yet confirm ("yes" to a question)
 RECENT = 4
 
 
-@dataclass
+@dataclass(frozen=True)
+class Nearest:
+    """Where ``check`` found the takes place an utterance, as numbers (bench_accuracy --session
+    keeps them): the nearest allowed sentence, its command, its margin over the nearest sentence of
+    another command (0: none), its distance, whether the words of entries placed it, and whether
+    that is clear enough to act on (``placed``: SAME_DISTANCE, WORD_MARGIN)."""
+
+    sentence: str
+    command: Command
+    margin: float
+    distance: float
+    words: bool
+    placed: bool
+
+
+def place(decision: Decision, commands: dict[str, Command], words: bool) -> Nearest | None:
+    """The takes' ``decision`` among ``commands`` (by the entries' words when ``words``)."""
+    best = commands.get(decision.sentence or "")
+    if best is None or decision.sentence is None:
+        return None
+    rival = commands.get(decision.other or "")
+    margin = decision.margin if rival is not None and rival != best else 0.0
+    placed = margin >= WORD_MARGIN if words else decision.distance <= SAME_DISTANCE
+    return Nearest(decision.sentence, best, margin, decision.distance, words, placed)
+
+
+@dataclass(eq=False)  # one utterance: compared by identity (deque.remove), not by its frames
 class Heard:
     """An utterance hearing took a command from, kept until the table confirms it or it is old:
     its log-mel frames (the words are cut from them), its features, its sentence and command."""
@@ -419,6 +446,8 @@ class TableVoices:
         self.whole = WholeMatcher(TakeMemory(per_sentence, total))
         self.words = WordMatcher(per_word)
         self.recent: deque[Heard] = deque(maxlen=RECENT)
+        #: the last ``check``'s nearest sentence (None: nothing to compare)
+        self.last: Nearest | None = None
 
     def __len__(self) -> int:
         return len(self.whole.memory)
@@ -449,57 +478,50 @@ class TableVoices:
                       self.words.per_word)
 
     def decide(self, frames: Frames, graph: WordGraph, allowed: Callable[[str], Command | None],
-               entry: bool) -> tuple[Decision, dict[str, Command]]:
+               entry: bool) -> tuple[Decision, dict[str, Command], bool]:
         """The nearest allowed sentence: among the graph's button entries made of words learnt
         when the utterance may be one (``entry``) and they give two to choose from, else among
-        the sentences remembered that are allowed now; and each candidate's command."""
+        the sentences remembered that are allowed now; each candidate's command; and whether the
+        entries' words decided."""
         if entry and self.words.templates:
             sentences = [" ".join(words) for words in graph.entries(self.words.templates)]
             commands = {s: c for s in sentences if (c := allowed(s)) is not None}
             decision = self.words.decide(frames, commands)
             if decision.other is not None:
-                return decision, commands
+                return decision, commands, True
         commands = {s: c for s in self.whole.memory.sentences() if (c := allowed(s)) is not None}
-        return self.whole.decide(frames, commands), commands
+        return self.whole.decide(frames, commands), commands, False
 
 
 def check(voices: TableVoices, samples: npt.NDArray[np.int16], decided: Final, graph: WordGraph,
           allowed: Callable[[str], Command | None], entry: bool) -> tuple[Final, str]:
     """The table's voices' say on what hearing ``decided`` for the utterance ``samples`` (its
-    loud part), and the verdict for the trace. The takes place the utterance at a command when
-    its sentence is the nearest and either ahead of every other command's by ``TAKE_MARGIN``
-    (``ASK_MARGIN`` to ask against what hearing took), or, with no other sentence to compare,
-    within ``SAME_DISTANCE`` of a take. Then a doubted command they place is taken; a command taken
-    that they place at another is asked about; a command missed that they place is asked about
-    (never acted on from the takes alone). The utterance is kept for the table to confirm."""
+    loud part), and the verdict for the trace. Where the takes place it (``place``): a doubted
+    command there is heard when a take of its very sentence is that close (not from the entries'
+    words alone); a command taken or doubted elsewhere, or missed, is asked about as the command
+    the takes place it at ("Zero two?"). It never acts on a command hearing did not take. The
+    utterance is kept for the table to confirm."""
     mel = log_mel_frames(samples)
     frames = features_of_mel(mel)
     out, verdict = decided, "nothing to compare"
+    voices.last = None
     taken = decided if isinstance(decided, Transcript) and decided.command is not None else None
     if len(voices) and len(frames):
-        decision, commands = voices.decide(frames, graph, allowed, entry)
-        best = commands.get(decision.sentence or "")
-        rival = commands.get(decision.other or "")
-        alone = decision.other is None and decision.distance <= SAME_DISTANCE
-
-        def placed(margin: float) -> bool:
-            return best is not None and (alone or (rival is not None and rival != best and decision.margin >= margin))
-
-        if decision.sentence is not None:
-            verdict = (f"nearest {decision.sentence!r} at {decision.distance:.3f}" +
-                       (f", by {decision.margin:.3f} over {decision.other!r}" if decision.other else ", alone"))
-        if isinstance(decided, Doubted) and decided.command == best and placed(TAKE_MARGIN):
-            out = Transcript(decided.text, decided.confidence, decided.heard, decided.command, decided.snapped)
-            verdict = f"took: {verdict}"
-        elif taken is not None and not isinstance(decided, Doubted) and taken.command != best and placed(ASK_MARGIN):
-            out = Doubted(taken.text, taken.confidence, taken.heard, taken.command, taken.snapped,
-                          why=f"the table's takes are nearer {decision.sentence!r}")
-            verdict = f"asked: {verdict}"
-        elif taken is None and not isinstance(decided, NotAllowedNow) and placed(TAKE_MARGIN):
-            assert decision.sentence is not None and best is not None
-            heard = decided.heard if isinstance(decided, NotRecognized) else ""
-            out = Doubted(decision.sentence, 0.0, heard, best, why="nearest the table's takes")
-            verdict = f"asked: {verdict}"
+        decision, commands, words = voices.decide(frames, graph, allowed, entry)
+        voices.last = nearest = place(decision, commands, words)
+        if nearest is not None:
+            verdict = f"nearest {nearest.sentence!r} at {decision.distance:.3f}, by {nearest.margin:.3f}"
+        if nearest is not None and nearest.placed:
+            if isinstance(decided, Doubted) and decided.command == nearest.command:
+                if not nearest.words:  # a close take of the very sentence: heard
+                    out = Transcript(decided.text, decided.confidence, decided.heard, decided.command,
+                                     decided.snapped)
+                    verdict = f"took: {verdict}"
+            elif not isinstance(decided, NotAllowedNow) and (taken is None or taken.command != nearest.command):
+                heard = decided.heard if isinstance(decided, NotRecognized) else taken.heard if taken else ""
+                out = Doubted(nearest.sentence, 0.0, heard, nearest.command,
+                              why="the table's takes place it here" + (f", not at {taken.text!r}" if taken else ""))
+                verdict = f"asked: {verdict}"
     final = out if isinstance(out, Transcript) and out.command is not None else None
     if final is not None and final.command is not None:
         voices.heard(mel, frames, final.text, final.command)

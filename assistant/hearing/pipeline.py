@@ -194,7 +194,8 @@ class Cascade:
         learned = self.learned
         if case.voices is None or not learned.on(case.settings):  # 5. the table's voices (traced when they run)
             return decided
-        (out, verdict), cost = self._timed(learned, case, lambda c: learned.judge(c, decided))
+        # always run (no budget asks its cost), so its cost is not learned
+        (out, verdict), cost = self._timed(learned, case, lambda c: learned.judge(c, decided), learn=False)
         case.steps.append(Step(learned.name, verdict, cost, command_of(out) if out is not decided else None))
         return out
 
