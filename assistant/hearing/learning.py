@@ -14,7 +14,7 @@ were confirmed (``TakeMemory``, bounded: the oldest take goes first). Two matche
   one after another (``connected_costs``, one pass over the utterance per word position). It
   can name an entry never said before, from words said before.
 
-Features (``features``) are Whisper's log-mel frames (``whisper_engine.log_mel``), the quiet
+Features (``features``) are Whisper's log-mel frames (``audio.log_mel``), the quiet
 frames dropped (pauses and the room before and after), turned to cepstra (a DCT over the mel
 bands, the first band dropped: loudness) and mean-normalised over the utterance (the
 microphone's and room's colour), two 10 ms frames averaged into one.
