@@ -14,7 +14,7 @@ were confirmed (``TakeMemory``, bounded: the oldest take goes first). Two matche
   one after another (``connected_costs``, one pass over the utterance per word position). It
   can name an entry never said before, from words said before.
 
-Features (``features``) are Whisper's log-mel frames (``whisper_engine.log_mel``), the quiet
+Features (``features``) are Whisper's log-mel frames (``audio.log_mel``), the quiet
 frames dropped (pauses and the room before and after), turned to cepstra (a DCT over the mel
 bands, the first band dropped: loudness) and mean-normalised over the utterance (the
 microphone's and room's colour), two 10 ms frames averaged into one.
@@ -75,33 +75,25 @@ def _subsample(frames: Frames, step: int) -> Frames:
     return out
 
 
-def _normalised(mel: Frames, kind: str) -> tuple[Frames, npt.NDArray[np.bool_]]:
-    """Every frame's features less the voiced frames' mean, and which frames are voiced."""
+def _normalised(mel: Frames) -> tuple[Frames, npt.NDArray[np.bool_]]:
+    """Every frame's cepstra less the voiced frames' mean, and which frames are voiced."""
     loud = voiced(mel)
-    if kind == "cepstra":
-        values: Frames = mel @ _dct_matrix(mel.shape[1], CEPSTRA).T
-    elif kind == "logmel":
-        values = mel.copy()
-    else:
-        raise ValueError(f"unknown feature kind {kind!r}")
+    values: Frames = mel @ _dct_matrix(mel.shape[1], CEPSTRA).T
     return (values - values[loud].mean(axis=0)).astype(np.float32), loud
 
 
-def features_of_mel(mel: Frames, kind: str = "cepstra", drop_quiet: bool = True,
-                    subsample: int = SUBSAMPLE) -> Frames:
-    """Matching features of an utterance's log-mel frames (frames, 80): ``kind`` "cepstra"
-    (``CEPSTRA`` coefficients) or "logmel" (the 80 bands), mean-normalised over the voiced
-    frames, the quiet frames dropped when ``drop_quiet``, ``subsample`` frames averaged."""
+def features_of_mel(mel: Frames) -> Frames:
+    """Matching features of an utterance's log-mel frames (frames, 80): ``CEPSTRA`` cepstra,
+    mean-normalised over the voiced frames, the quiet frames dropped, SUBSAMPLE frames averaged."""
     if len(mel) == 0:
-        return np.zeros((0, CEPSTRA if kind == "cepstra" else mel.shape[1]), dtype=np.float32)
-    values, loud = _normalised(mel, kind)
-    return np.ascontiguousarray(_subsample(values[loud] if drop_quiet else values, subsample))
+        return np.zeros((0, CEPSTRA), dtype=np.float32)
+    values, loud = _normalised(mel)
+    return np.ascontiguousarray(_subsample(values[loud], SUBSAMPLE))
 
 
-def features(samples: npt.NDArray[np.int16] | npt.NDArray[np.float32], kind: str = "cepstra",
-             drop_quiet: bool = True, subsample: int = SUBSAMPLE) -> Frames:
+def features(samples: npt.NDArray[np.int16] | npt.NDArray[np.float32]) -> Frames:
     """Matching features of an utterance's audio (16 kHz): see ``features_of_mel``."""
-    return features_of_mel(log_mel_frames(samples), kind, drop_quiet, subsample)
+    return features_of_mel(log_mel_frames(samples))
 
 
 def voiced_runs(mel: Frames, gap_frames: int = 6, shortest: int = 5) -> list[tuple[int, int]]:
@@ -135,12 +127,11 @@ def _frame_costs(query: Frames, templates: Sequence[Frames], width: int) -> npt.
     return costs
 
 
-def dtw_distances(query: Frames, templates: Sequence[Frames], band: float = 0.0) -> npt.NDArray[np.float64]:
+def dtw_distances(query: Frames, templates: Sequence[Frames]) -> npt.NDArray[np.float64]:
     """The DTW distance of ``query`` to each of ``templates`` (all (frames, dims) of the same
     dims): the symmetric step pattern (a diagonal step costs twice a frame's distance), the sum
-    over the path divided by the lengths' sum, so identical sequences are 0 apart. ``band`` > 0
-    keeps the path within that fraction of the lengths of the diagonal (Sakoe-Chiba on
-    relative positions). All templates at once, one anti-diagonal at a time. Empty: inf."""
+    over the path divided by the lengths' sum, so identical sequences are 0 apart. All templates
+    at once, one anti-diagonal at a time. Empty: inf."""
     out = np.full(len(templates), np.inf)
     usable = [k for k, t in enumerate(templates) if len(t)]
     if not len(query) or not usable:
@@ -149,10 +140,6 @@ def dtw_distances(query: Frames, templates: Sequence[Frames], band: float = 0.0)
     n, width = len(query), max(len(t) for t in chosen)
     lengths = np.array([len(t) for t in chosen])
     costs = _frame_costs(query, chosen, width)
-    if band > 0:
-        rows = (np.arange(n)[None, :, None] + 0.5) / n
-        cols = (np.arange(width)[None, None, :] + 0.5) / lengths[:, None, None]
-        costs[np.abs(rows - cols) > band] = np.inf
     count = len(chosen)
     # skewed: diagonal s = i + j (1-based i, j), row i; cell (s, i) holds D(i, s - i)
     diagonals = n + width + 1
@@ -258,12 +245,9 @@ def _decide(scores: dict[str, float]) -> Decision:
 
 @dataclass
 class WholeMatcher:
-    """Whole utterances against remembered takes: a sentence's distance is the mean of its
-    ``nearest`` nearest takes' DTW distances."""
+    """Whole utterances against remembered takes: a sentence's distance is its nearest take's."""
 
     memory: TakeMemory = field(default_factory=TakeMemory)
-    nearest: int = 1
-    band: float = 0.0
 
     def remember(self, frames: Frames, sentence: str, how: str = "acted") -> None:
         self.memory.add(Take(frames, sentence, how))
@@ -271,24 +255,24 @@ class WholeMatcher:
     def scores(self, frames: Frames, allowed: Collection[str] | None = None) -> dict[str, float]:
         sentences = [s for s in self.memory.sentences() if allowed is None or s in allowed]
         takes = [t for s in sentences for t in self.memory.takes(s)]
-        distances = dtw_distances(frames, [t.frames for t in takes], self.band)
-        by_sentence: dict[str, list[float]] = {}
+        distances = dtw_distances(frames, [t.frames for t in takes])
+        nearest: dict[str, float] = {}
         for take, d in zip(takes, distances, strict=True):
-            by_sentence.setdefault(take.sentence, []).append(float(d))
-        return {s: float(np.mean(sorted(ds)[:self.nearest])) for s, ds in by_sentence.items()}
+            nearest[take.sentence] = min(nearest.get(take.sentence, np.inf), float(d))
+        return nearest
 
     def decide(self, frames: Frames, allowed: Collection[str] | None = None) -> Decision:
         return _decide(self.scores(frames, allowed))
 
 
-def connected_costs(query: Frames, sentences: Iterable[Sequence[str]], templates: dict[str, list[Frames]],
-                    hold: bool = True) -> dict[tuple[str, ...], float]:
+def connected_costs(query: Frames, sentences: Iterable[Sequence[str]],
+                    templates: dict[str, list[Frames]]) -> dict[tuple[str, ...], float]:
     """Each word sequence's cost as its words' templates said one after another over the whole
     ``query``: per query frame the distance to the template frame it is matched with, averaged
     over the query's frames; each query frame is matched once, the path steps one or two
-    template frames on or holds one (with ``hold`` for one more query frame at most: a word said
-    from twice as fast as its template to twice as slow, so "two two" is not one long "two";
-    without, held as long as it likes), the next word starts on the frame after a word's last. For a word
+    template frames on or holds one for one more query frame at most (a word said from twice as
+    fast as its template to twice as slow, so "two two" is not one long "two"), the next word
+    starts on the frame after a word's last. For a word
     the nearest of its templates counts. Sequences sharing a beginning share its work; a
     sequence with a word without templates is left out."""
     n = len(query)
@@ -327,18 +311,15 @@ def connected_costs(query: Frames, sentences: Iterable[Sequence[str]], templates
         frame_costs = by_frame[:, chosen, :]  # (n, pairs, width)
         last = lengths[chosen] - 1
         fresh = np.full((len(pairs), width), np.inf, dtype=np.float32)  # a template frame's first query frame
-        again = np.full((len(pairs), width), np.inf, dtype=np.float32)  # its second (``hold``)
+        again = np.full((len(pairs), width), np.inf, dtype=np.float32)  # its second (held)
         pad = np.full((len(pairs), 2), np.inf, dtype=np.float32)
         finished = np.empty((len(pairs), n), dtype=np.float32)
         rows = np.arange(len(pairs))
         for i in range(n):
             either = np.concatenate((pad, np.minimum(fresh, again)), axis=1)  # (pairs, width + 2)
             came = np.minimum(either[:, 1:-1], either[:, :-2])  # from one or two template frames back
-            if not hold:
-                came = np.minimum(came, either[:, 2:])
             came[:, 0] = np.minimum(came[:, 0], entry[:, i])
-            held = fresh if hold else np.full_like(fresh, np.inf)
-            fresh, again = came + frame_costs[i], held + frame_costs[i]
+            fresh, again = came + frame_costs[i], fresh + frame_costs[i]
             finished[:, i] = np.minimum(fresh[rows, last], again[rows, last])
         for prefix in grown:
             members = [m for m, (p, _) in enumerate(pairs) if p == prefix]
@@ -354,8 +335,6 @@ class WordMatcher:
 
     per_word: int = 10
     templates: dict[str, deque[Frames]] = field(default_factory=dict)
-    kind: str = "cepstra"
-    hold: bool = True
 
     def remember(self, mel: Frames, sentence: str) -> bool:
         """Cut a confirmed entry's log-mel frames into its words at the pauses between them;
@@ -364,7 +343,7 @@ class WordMatcher:
         runs = voiced_runs(mel)
         if len(runs) != len(words):
             return False
-        values, loud = _normalised(mel, self.kind)  # normalised over the whole entry, as an utterance is
+        values, loud = _normalised(mel)  # normalised over the whole entry, as an utterance is
         for word, (a, b) in zip(words, runs, strict=True):
             kept = self.templates.setdefault(word, deque(maxlen=self.per_word))
             kept.append(np.ascontiguousarray(_subsample(values[a:b][loud[a:b]], SUBSAMPLE)))
@@ -372,7 +351,7 @@ class WordMatcher:
 
     def scores(self, frames: Frames, allowed: Collection[str]) -> dict[str, float]:
         known = {w: list(t) for w, t in self.templates.items()}
-        costs = connected_costs(frames, [s.split() for s in allowed], known, self.hold)
+        costs = connected_costs(frames, [s.split() for s in allowed], known)
         return {" ".join(s): c for s, c in costs.items()}
 
     def decide(self, frames: Frames, allowed: Collection[str]) -> Decision:
