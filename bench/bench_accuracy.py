@@ -4,6 +4,7 @@
         [--conditions 'clean,white 20 dB,talkers 10 dB'] [--sets tuning,held-out] [--voices 1]
         [--talk-voices 2] [--talk-every 1] [--fsdd DIR] [--fsdd-entries 48] [--ablation]
         [--cache DIR] [--results NAME] [--note TEXT] [--json FILE] [--count] [-v]
+        [--session K [--session-rows FILE]] [--session-sweep FILE]
 
 Commands are sampled (seeded) from each game's own sentence expansion (``--game all``, the
 default: every game; or one game's name), ``--per-intent`` of every intent. Table talk
@@ -58,6 +59,18 @@ off in turn (``ABLATION``: stage name -> the settings that switch it off), and t
 alone, and prints per stage the change in commands right, WRONG (and WRONG acted on), table
 talk taken and CPU.
 
+``--session K`` plays sessions (issue 61, hearing that learns the table's voices): per voice,
+``--voices`` Piper and as many espeak-ng voices of each set, each saying every sampled command of
+every game and its share of the table talk, and each recorded person its button entries, one
+evening in a seeded game-like order (``session_order``: game after game) with one
+``TableVoices`` shared by its ears of every game. The first K commands confirmed as a player
+would (``confirmable``: heard as said, acted on or asked and answered yes; else said again once,
+``second_take``) are the learning phase; the rest are counted with learning on and off on the
+same clips, play still confirming what it hears right. The table (``bench_accuracy_session``)
+gives both, and the share of the off-run's misses the on-run gets right. Each counted row keeps
+what the Learned stage placed nearest and by what margin, so ``--session-sweep`` replays its rule
+(``replay``) at other SAME_DISTANCE and WORD_MARGIN: they are chosen on the tuning sessions.
+
 Results go to ``bench/results/<name>.md``, its figures as JSON at the end (``--results``; the header gives the
 command, date, machine, commit and ``--note`` lines). Clips are cached under --cache (default:
 a temp folder); with --cache, each engine's results are also kept (``DIR/results/``) keyed by
@@ -99,9 +112,12 @@ from assistant.hearing import (  # noqa: E402
     HearingSettings,
     ModelError,
     NearMiss,
+    NotAllowedNow,
     NotRecognized,
+    TableVoices,
     Transcript,
     choose,
+    learning,
     open_ear,
 )
 from assistant.hearing.audio import RATE  # noqa: E402
@@ -123,6 +139,15 @@ from bench.voices import (  # noqa: E402
     fsdd_speaker,
     is_digit_entry,
     label,
+)
+from tests.support.session import (  # noqa: E402
+    SessionItem,
+    Swept,
+    choose_margins,
+    confirmable,
+    replay,
+    session_order,
+    sweep,
 )
 from tests.support.spoken import (  # noqa: E402
     HELD_OUT_SPEAKERS,
@@ -650,6 +675,230 @@ def checked_table_talk(games: dict[str, SentenceSet], lines: Sequence[tuple[str,
     return list(lines)
 
 
+# ------------------------------------------------------------------ sessions of play (--session K)
+
+def session_voices(sets: Sequence[str], per_family: int) -> list[Speaker]:
+    """The synthetic voices that play sessions: the first ``per_family`` Piper and espeak-ng voices
+    of each set asked for (each says every sampled command of every game)."""
+    chosen: list[Speaker] = []
+    for name, voices in (("tuning", TUNING_SPEAKERS), ("held-out", HELD_OUT_SPEAKERS)):
+        if name in sets:
+            for engine in ("piper", "espeak"):
+                chosen.extend([v for v in voices if v.engine == engine][:max(per_family, 1)])
+    return chosen
+
+
+def sweep_table(swept: Sequence[Swept], current: tuple[float, float]) -> str:
+    lines = ["| SAME_DISTANCE | WORD_MARGIN | commands right | right, asked first | WRONG | wrong, acted on "
+             "| wrong, asked first | missed | table talk taken | talk acted on |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for take, ask, t, questions in swept:
+        mark = " (as run)" if (take, ask) == current else ""
+        lines.append(f"| {take:g}{mark} | {ask:g} | {t.right}/{t.commands} | {questions} | {t.wrong} | "
+                     f"{t.wrong_acted} | {t.wrong_asked} | {t.missed} | {t.taken}/{t.talk} | {t.taken_acted} |")
+    return "\n".join(lines)
+
+
+def result_row(game: str, sentences: SentenceSet, result: Final, expected: Command | None, cpu: float,
+               seconds: float) -> dict[str, Any]:
+    """A clip's result as the plain run keeps it (tallied ``as_played``), with what ``replay`` needs."""
+    got = result.command if isinstance(result, Transcript) else None
+    return {"ok": same_move(game, got, expected) if expected is not None else got is None,
+            "got": f"{got.intent} {dict(got.slots)}" if got is not None else "nothing",
+            "expected": f"{expected.intent} {dict(expected.slots)}" if expected is not None else None,
+            "doubted": isinstance(result, Doubted) and result.command is not None,
+            "asked": asked_first(sentences, result), "heard": result.heard, "cpu": cpu, "seconds": seconds,
+            "not_allowed": isinstance(result, NotAllowedNow),
+            "asked_if_doubted": got is not None and asked_first(sentences, Doubted(result.text, command=got))}
+
+
+def run_sessions(engine: str, settings: HearingSettings, games: dict[str, SentenceSet],
+                 moments: dict[str, Counter[frozenset[str]] | None], sessions: dict[Speaker, list[SessionItem]],
+                 learn: int, maker: ClipMaker, noises: Noises, conditions: Sequence[Condition],
+                 verbose: bool, rows_file: Path | None = None) -> dict[str, Any]:
+    """Each voice's session in each condition, with one ``TableVoices`` for the session shared by
+    that voice's ears of every game: its first ``learn`` commands confirmed as a player would (the
+    command heard: confirmed, acted on or a yes to its question; missed or wrong: said again once,
+    a second take, confirmed when right; at most twice ``learn`` commands said), the rest counted
+    with learning on (the session's ears, still confirming what they hear right, as play does) and
+    off (what the cascade decided before the Learned stage: the same clip heard once; heard again by
+    an ear without the voices when the stage changed a decision, which may change how the clip's
+    utterances end). ``rows_file``: each counted clip's row written there (JSON lines: ``sweep``
+    replays them)."""
+    voices = TableVoices()
+    on = {game: open_ear(settings, sentences, engine=engine, fallback=False, voices=voices)
+          for game, sentences in games.items()}
+    off = {game: open_ear(settings, sentences, engine=engine, fallback=False) for game, sentences in games.items()}
+    if any(ear.second is None or ear.second.voices is None for ear in on.values()):
+        raise SystemExit(f"{engine}: no Whisper, or hearing.learn off: nothing learns")
+    steps: list[tuple[str, str, float, list[float] | None]] = []
+    for ear in (*on.values(), *off.values()):
+        setattr(ear, "decide", steps_kept(ear, steps))  # noqa: B010 (the instance's, for this run)
+
+    def listen(ear: Any, game: str, expected: Command | None, clip: np.ndarray) -> tuple[Final, float, float]:
+        ear.set_intents(grammar_key(moments[game], games[game], expected))
+        steps.clear()
+        cpu_start, start = time.process_time(), time.perf_counter()
+        result = ear.hear(clip)
+        return result, time.process_time() - cpu_start, time.perf_counter() - start
+
+    tuning = set(TUNING_VOICES)
+    rows: list[dict[str, Any]] = []
+    learnt: dict[tuple[str, str], tuple[int, int, int]] = {}  # (condition, voice): confirmed, said, second takes
+    total = len(conditions) * sum(len(items) for items in sessions.values())
+    done, started = 0, time.monotonic()
+    for k, condition in enumerate(conditions):
+        for speaker, items in sessions.items():
+            voices.forget()
+            confirmed = said = again = 0
+            voice_set = "tuning" if speaker in tuning else "held-out"
+            for game, text, expected, seed in items:
+                done += 1
+                if done % 50 == 0:
+                    rate = (time.monotonic() - started) / done
+                    print(f"session: {done} of {total} clips, about {rate * (total - done) / 60:.0f} min left",
+                          file=sys.stderr, flush=True)
+                sentences = games[game]
+                clip = make_clip(maker, text, speaker, condition, noises, seed + k)
+                result, cpu, seconds = listen(on[game], game, expected, clip)
+                if expected is not None and confirmed < learn and said < 2 * learn:  # the learning phase
+                    said += 1
+                    confirm = confirmable(game, sentences, result, expected)
+                    if confirm is None:
+                        again += 1
+                        retake = make_clip(maker, text, second_take(speaker), condition, noises, seed + k + 7919)
+                        confirm = confirmable(game, sentences, listen(on[game], game, expected, retake)[0], expected)
+                    if confirm is not None and on[game].confirm(*confirm):
+                        confirmed += 1
+                    continue
+                learned = [s for s in steps if s[0] == "learned"]
+                verdicts = [verdict for _, verdict, _, _ in learned]
+                nearest = voices.last
+                on_row = result_row(game, sentences, result, expected, cpu, seconds)
+                if any(v.startswith(("took", "asked")) for v in verdicts):  # the stage changed a decision
+                    plain, off_cpu, off_seconds = listen(off[game], game, expected, clip)
+                    off_row = {**result_row(game, sentences, plain, expected, off_cpu, off_seconds),
+                               "heard_again": True}
+                else:
+                    spent = sum(s for _, _, s, _ in learned)
+                    off_row = {**on_row, "cpu": cpu - spent, "seconds": seconds - spent}
+                rows.append({"game": game, "condition": condition.name, "voice": label(speaker),
+                             "family": family(speaker), "set": voice_set, "text": text,
+                             "expected": on_row["expected"], "on": on_row, "off": off_row, "learned": verdicts,
+                             "nearest": None if nearest is None else {
+                                 "sentence": nearest.sentence, "margin": round(nearest.margin, 4),
+                                 "distance": round(nearest.distance, 4), "words": nearest.words,
+                                 "command": f"{nearest.command.intent} {dict(nearest.command.slots)}",
+                                 "ok": (same_move(game, nearest.command, expected) if expected is not None
+                                        else False),
+                                 "asked_if_doubted": asked_first(sentences, Doubted(nearest.sentence,
+                                                                                    command=nearest.command))}})
+                if expected is not None:  # play goes on confirming what it heard right
+                    confirm = confirmable(game, sentences, result, expected)
+                    if confirm is not None:
+                        on[game].confirm(*confirm)
+            learnt[(condition.name, label(speaker))] = (confirmed, said, again)
+    if rows_file is not None:
+        rows_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return session_report(rows, learnt, conditions, learn, verbose)
+
+
+def print_sweeps(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The margins' sweep (``sweep``, ``choose_margins``) over each voice set's counted rows, printed;
+    the figures."""
+    report: dict[str, Any] = {}
+    for name in ("tuning", "held-out"):
+        mine = [r for r in rows if r["set"] == name]
+        if not mine:
+            continue
+        swept = sweep(mine)
+        take, ask, best, _ = choose_margins(swept)
+        use = "choose the margins on these" if name == "tuning" else "held out: not for choosing"
+        print(f"\nthe margins replayed on the {name} sessions' counted clips ({use}; the learning phases and "
+              f"confirmations as run): fewest wrong acted on, then most right: SAME_DISTANCE {take:g}, "
+              f"WORD_MARGIN {ask:g} ({best.right}/{best.commands} right, {best.wrong_acted} wrong acted on, "
+              f"{best.taken_acted} table talk acted on)")
+        print(sweep_table(swept, (learning.SAME_DISTANCE, learning.WORD_MARGIN)))
+        report[f"sweep_{name}"] = {"same_distance": take, "word_margin": ask,
+                                   "grid": [{"same_distance": t, "word_margin": a, "right_asked_first": q,
+                                             **{k: v for k, v in tally_json(s).items() if "_s" not in k}}
+                                            for t, a, s, q in swept]}
+    return report
+
+
+def session_table(rows: Sequence[dict[str, Any]], conditions: Sequence[Condition]
+                  ) -> tuple[str, list[dict[str, Any]]]:
+    """Learning off against on, per condition, family and set (held-out first): the tallies, and the
+    share of the off-run's misses the on-run gets right."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[(row["condition"], row["family"], row["set"])].append(row)
+        groups[("every condition", "every family", row["set"])].append(row)
+    order = {c.name: i for i, c in enumerate(conditions)}
+    head = TABLE_HEAD.replace("| set |", "| set | learning |", 1).replace(
+        "|\n|---", "| right, asked first | off's misses right |\n|---")
+    lines = [head + "---|---|---|"]
+    figures = []
+    for where in sorted(groups, key=lambda w: (w[2] != "held-out", order.get(w[0], 99), w[1])):
+        tallies, questions = {}, {}
+        for side in ("off", "on"):
+            tally = Tally()
+            for row in groups[where]:
+                played = as_played(row[side])
+                tally.add(row["expected"] is not None, played["ok"], played["got"] != "nothing", row[side]["seconds"],
+                          row[side]["cpu"], played["asked"])
+            tallies[side] = tally
+            questions[side] = sum(r["expected"] is not None and as_played(r[side])["ok"] and as_played(r[side])["asked"]
+                                  for r in groups[where])
+        missed = [r for r in groups[where] if r["expected"] is not None and as_played(r["off"])["got"] == "nothing"]
+        recovered = sum(as_played(r["on"])["ok"] for r in missed)
+        share = f"{recovered}/{len(missed)} {pct(recovered, len(missed))}" if missed else "-"
+        for side, tally in tallies.items():
+            asked = f"{questions[side]}/{tally.commands}" if tally.commands else "-"
+            lines.append(table_row((*where, side), tally) + f" {asked} |" + (f" {share} |" if side == "on" else " |"))
+            figures.append({"condition": where[0], "voices": where[1], "set": where[2], "learning": side,
+                            **tally_json(tally), "right_asked_first": questions[side],
+                            **({"off_misses": len(missed), "off_misses_right": recovered}
+                                                   if side == "on" else {})})
+    return "\n".join(lines), figures
+
+
+def session_report(rows: Sequence[dict[str, Any]], learnt: dict[tuple[str, str], tuple[int, int, int]],
+                   conditions: Sequence[Condition], learn: int, verbose: bool) -> dict[str, Any]:
+    """The session table, the learning phases, the Learned stage's decisions and the margins' sweep
+    on the tuning rows (printed), and the figures."""
+    print(f"\n== sessions: learning off against on, the commands after the first {learn} confirmed ==")
+    table, figures = session_table(rows, conditions)
+    print(table)
+    print("\nlearning phase (commands confirmed of those said; said again after a miss or wrong command):")
+    for (condition, voice), (confirmed, said, again) in learnt.items():
+        print(f"  {condition:<14} {voice:<40} {confirmed} confirmed of {said} said ({again} said again)")
+    changed = [r for r in rows if any(v.startswith(("took", "asked")) for v in r["learned"])]
+    print(f"\nthe Learned stage changed {len(changed)} of {len(rows)} counted clips' decisions "
+          f"(SAME_DISTANCE {learning.SAME_DISTANCE:g}, WORD_MARGIN {learning.WORD_MARGIN:g}):")
+    for r in changed:
+        print(f"  [{r['condition']}; {r['voice']}] {r['text']!r}: off {r['off']['got']} "
+              f"({'right' if r['off']['ok'] else 'wrong'}{', doubted' if r['off']['doubted'] else ''}) -> on "
+              f"{r['on']['got']} ({'right' if r['on']['ok'] else 'wrong'}{', asked' if r['on']['asked'] else ''})"
+              f"; {'; '.join(r['learned'])}")
+    single = [r for r in rows if not r["off"].get("heard_again")]
+    agree = sum(replay(r["off"], r["nearest"], learning.SAME_DISTANCE, learning.WORD_MARGIN)["got"]
+                == r["on"]["got"] for r in single)
+    print(f"replay check: the rule replayed at the margins run gives the on-run's command on {agree} of "
+          f"{len(single)} clips heard once (the others: a clip of more than one utterance)")
+    report: dict[str, Any] = {"session": learn, "same_distance": learning.SAME_DISTANCE,
+                              "word_margin": learning.WORD_MARGIN, "rows": figures,
+                              "learning_phase": [{"condition": c, "voice": v, "confirmed": n, "said": s, "again": a}
+                                                 for (c, v), (n, s, a) in learnt.items()]}
+    report.update(print_sweeps(rows))
+    if verbose:
+        print("\ncounted clips, off -> on:")
+        for r in rows:
+            print(f"  [{r['condition']}; {r['voice']}] {r['text']!r}: {r['off']['got']} -> {r['on']['got']}; "
+                  f"{'; '.join(r['learned']) or '-'}")
+    return report
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="all", help=f"all, or one of {', '.join(GAMES)}")
@@ -687,6 +936,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="say each command missed again at once (a second take by the same voice) and count "
                         "what the live loop makes of the two (heard, asked about after two misses, nothing); "
                         "results heard before (without --fresh) are not said again")
+    parser.add_argument("--session", type=int, metavar="K",
+                        help="sessions of play (issue 61): per voice, its first K commands confirmed as a player "
+                        "would, the rest counted with learning on and off (--voices: Piper and espeak-ng voices of "
+                        "each set, each saying every command; the recorded people their button entries)")
+    parser.add_argument("--session-rows", type=Path, help="with --session: write each counted clip's row "
+                        "(off, on, the Learned stage's nearest sentence and margin) to this JSON-lines file")
+    parser.add_argument("--session-sweep", type=Path, metavar="ROWS",
+                        help="replay the Learned stage's rule over a --session-rows file at every pair of margins "
+                        "(SWEEP_MARGINS) and print the tally of each, per voice set (hears nothing)")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--results", default=None,
                         help="write bench/results/NAME.md (default: bench_accuracy, or "
@@ -698,8 +956,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="list every error")
     args = parser.parse_args(argv)
     name = args.results if args.results is not None else (
-        "bench_accuracy_ablation" if args.ablation else "bench_accuracy")
+        "bench_accuracy_ablation" if args.ablation else "bench_accuracy_session" if args.session is not None
+        else "bench_accuracy")
     title = ("Ablation of the hybrid's cascade" if args.ablation
+             else "Sessions of play: hearing that learns the table's voices, learning off against on"
+             if args.session is not None
              else "Command accuracy, wrong commands and table talk, per voice family and condition")
     results = Results(name or "unused", title, ["bench/bench_accuracy.py", *(sys.argv[1:] if argv is None else argv)])
     results.notes.extend(args.note)
@@ -721,6 +982,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         checkpoint: Callable[[dict[str, Any], str], None] | None = None) -> tuple[int, dict[str, Any] | None]:
+    if args.session_sweep is not None:
+        rows = [json.loads(line) for line in args.session_sweep.read_text().splitlines() if line.strip()]
+        print_sweeps(rows)
+        return 0, None
     config = Config.load(args.config)
     settings = HearingSettings.from_config(config)
     names = list(GAMES) if args.game == "all" else [args.game]
@@ -757,6 +1022,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
         items: list[tuple[str, str, Command | None]] = []
         for name, sentences in games.items():
             items.extend((name, text, command) for text, command in sample_commands(sentences, per_intent))
+        if args.session is not None:
+            entries_of = [(game, text, command) for game, sentences in games.items() if fsdd is not None
+                          for text, command in sample_entries(sentences, args.fsdd_entries)]
+            return 0, sessions(args, settings, engines, games, names, items, entries_of, talk, sets, conditions,
+                               maker, noises, fsdd)
         clips: list[Clip] = []
         made = time.monotonic()
         for n, (game, text, expected) in enumerate(items):
@@ -849,6 +1119,51 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser,
                 report.append(summary)
     return 0, {"engines": report}
 
+
+def sessions(args: argparse.Namespace, settings: HearingSettings, engines: Sequence[str],
+             games: dict[str, SentenceSet], names: Sequence[str], items: Sequence[tuple[str, str, Command | None]],
+             entries: Sequence[tuple[str, str, Command]], talk: Sequence[tuple[str, str | None]],
+             sets: Sequence[str], conditions: Sequence[Condition], maker: ClipMaker, noises: Noises,
+             fsdd: Path | None) -> dict[str, Any] | None:
+    """--session K: each voice's session (``session_order``) heard by ``run_sessions``."""
+    if len(engines) != 1 or engines[0] not in ("hybrid", "vosk-hybrid"):
+        raise SystemExit("--session: one engine, hybrid or vosk-hybrid (learning is Whisper's stage)")
+    synthetic = session_voices(sets, args.voices)
+    by_voice: dict[Speaker, list[SessionItem]] = {}
+    for v, speaker in enumerate(synthetic):
+        said = [(game, text, expected, n * 31) for n, (game, text, expected) in enumerate(items)]
+        mine = [s for s in synthetic if (s in TUNING_SPEAKERS) == (speaker in TUNING_SPEAKERS)]
+        per = max(args.talk_voices, 1)
+        lines = [(table_talk_games(line, tag, names, v), text, None, (len(items) + len(entries) + line) * 31)
+                 for line, (text, tag) in enumerate(talk)
+                 if any(mine[(line * per + j) % len(mine)] == speaker for j in range(per))]
+        by_voice[speaker] = session_order(said, lines, args.session, seed=17 + v)
+    for s, speaker in enumerate(fsdd_voices(sets) if fsdd is not None else []):
+        said = [(game, text, expected, (len(items) + m) * 31) for m, (game, text, expected) in enumerate(entries)]
+        by_voice[speaker] = session_order(said, [], args.session, seed=101 + s)
+    for speaker, order in by_voice.items():
+        for _, text, _, _ in order:
+            maker.say(text, speaker)  # made (and cached) once, up front
+    moments = {name: None if args.all_intents else listening_moments(name) for name in names}
+    count = sum(len(order) for order in by_voice.values())
+    print(f"sessions of play (--session {args.session}): {len(by_voice)} voices, {count} clips a condition "
+          f"({sum(e is None for o in by_voice.values() for _, _, e, _ in o)} table talk); {len(conditions)} "
+          f"conditions: {', '.join(c.name for c in conditions)}. auto picks: {choose(settings).note}")
+    for speaker, order in by_voice.items():
+        print(f"  {label(speaker)} ({family(speaker)}; {'tuning' if speaker in TUNING_VOICES else 'held-out'}): "
+              f"{sum(e is not None for _, _, e, _ in order)} commands, {sum(e is None for _, _, e, _ in order)} "
+              f"table talk; games in order: {', '.join(dict.fromkeys(g for g, _, e, _ in order if e is not None))}")
+    print("Each voice's session has one TableVoices, shared by its ears of every game. Learning phase: the "
+          f"commands until {args.session} are confirmed (at most {2 * args.session} said): one heard as said is "
+          "confirmed (acted on, or doubted and costly: asked, answered yes); missed or wrong, a second take is "
+          "heard and confirmed if right. Counted: the rest, learning on (the session's ears, which go on "
+          "confirming the commands they hear right, as play does) and off (the cascade's decision before the "
+          "Learned stage on the same hearing; heard again without the voices when the stage changed it). "
+          "Table talk is counted wherever it falls. CPU s: process time of the hearing of one utterance.")
+    if args.count:
+        return None
+    return run_sessions(engines[0], settings, games, moments, by_voice, args.session, maker, noises, conditions,
+                        args.verbose, args.session_rows)
 
 def with_overrides(config: Config, overrides: dict[str, Any]) -> Config:
     """``config`` with the dotted keys of ``overrides`` set."""

@@ -139,7 +139,8 @@ def test_the_log_mel_input_and_the_transcripts_are_faster_whispers(maker: ClipMa
     from faster_whisper import WhisperModel
     from faster_whisper.feature_extractor import FeatureExtractor
 
-    from assistant.hearing.whisper_engine import PAD_SECONDS, WhisperSettings, log_mel, mel_filters
+    from assistant.hearing.audio import log_mel, mel_filters
+    from assistant.hearing.whisper_engine import PAD_SECONDS, WhisperSettings
 
     reference = FeatureExtractor()
     assert np.allclose(mel_filters(), reference.mel_filters, atol=1e-7)

@@ -425,3 +425,41 @@ def test_a_missed_command_crosses_the_process_boundary_with_its_command(event: N
     """Events as JSON (wyoming style, ``to_dict``): a veto or a near miss keeps its type, command and
     sentence."""
     assert event_from_dict(event.to_dict()) == event
+
+
+class Confirmed:
+    """What the loop tells the ear the table confirmed (``Ear.confirm``), in order."""
+
+    def __init__(self, t: Table) -> None:
+        self.seen: list[tuple[Command, str]] = []
+        ear = t.loop.ear
+
+        def confirm(command: Command, how: str = "acted") -> bool:
+            self.seen.append((command, how))
+            return False
+
+        ear.confirm = confirm  # type: ignore[method-assign]
+
+
+def test_a_yes_confirms_the_move_it_asked_about_for_the_ear_to_learn() -> None:
+    t, command = doubted_move("omega-virus")
+    confirmed = Confirmed(t)
+    t.utterance("yes", ["Yes."])
+    assert t.acted == [command] and confirmed.seen == [(command, "yes")]
+
+
+def test_a_no_confirms_nothing() -> None:
+    t, _ = doubted_move("omega-virus")
+    confirmed = Confirmed(t)
+    t.utterance("no", ["No."])
+    assert confirmed.seen == []
+
+
+def test_a_move_acted_on_is_confirmed_by_the_next_command_unless_that_takes_it_back() -> None:
+    for then, seen in (("status", [(Command("ready"), "acted")]), ("undo", [])):
+        t = table("prologue", [])
+        confirmed = Confirmed(t)
+        t.utterance("ready", ["Ready."])  # heard at once: acted on, not yet confirmed
+        assert t.acted == [Command("ready")] and confirmed.seen == []
+        t.utterance(then, [then.capitalize() + "."])  # the next command: "ready" stood, or was taken back
+        assert confirmed.seen == seen, (then, confirmed.seen)

@@ -34,6 +34,7 @@ from assistant.hearing.events import (
     event_from_dict,
 )
 from assistant.hearing.grammar import WordGraph, snap
+from assistant.hearing.learning import TableVoices
 from assistant.hearing.pipeline import STAGE_NAMES, Cascade
 from assistant.hearing.recognizer import BaseRecognizer, Ear, ModelError, Recognizer, SecondOpinion, prompt_for
 from assistant.hearing.settings import ENGINES, SETTINGS, HearingSettings
@@ -218,12 +219,13 @@ def open_recognizer(settings: HearingSettings, engine: str | None = None,
 
 def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterable[str] | None = None,
              engine: str | None = None, warn: Callable[[str], object] | None = None,
-             fallback: bool = True) -> Ear:
+             fallback: bool = True, voices: TableVoices | None = None) -> Ear:
     """An Ear on the chosen recognizer (``engine``: a name of RECOGNIZERS or HYBRIDS; None: the
     settings' choice). vosk-hybrid whose Vosk model will not load hears with PocketSphinx first
     instead (``warn`` hears why) unless ``fallback`` is False; Vosk alone raises ModelError. A
     hybrid whose Whisper cannot load goes on without the second opinion (``warn`` hears why).
-    ``warn`` is also told about any command words the model cannot hear."""
+    ``warn`` is also told about any command words the model cannot hear. ``voices``: what the
+    hybrid has learnt of the table's voices (shared by the evening's ears; with ``hearing.learn``)."""
     if engine is None:
         engine = choose(settings).name
     second = "whisper" if engine in HYBRIDS else None
@@ -242,7 +244,8 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
         spotter = Spotter(sentences, settings=settings.spot)
     if second is not None:
         try:
-            opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings)
+            opinion = SecondOpinion(open_transcriber(settings), spotter or Spotter(sentences), settings,
+                                    voices=voices if settings.learn else None)
             if spotter is not None:
                 spotter.warm_up()  # its first spotting, inside the first command's budget, would cost more
         except ModelError as error:
@@ -264,7 +267,7 @@ def open_ear(settings: HearingSettings, sentences: SentenceSet, intents: Iterabl
 
 __all__ = [
     "ENGINES", "FIGURES", "HYBRIDS", "MEASURED", "MEASURE_VOSK_HYBRID", "RECOGNIZERS", "STAGE_NAMES",
-    "BaseRecognizer", "Choice", "Doubted", "Ear", "Event", "Final",
+    "BaseRecognizer", "Choice", "Doubted", "Ear", "TableVoices", "Event", "Final",
     "HearingSettings", "ModelError", "NearMiss", "NotAllowedNow", "NotRecognized", "OverBudget", "Partial",
     "Recognizer", "RecognizerSpec", "SecondOpinion", "Transcript", "Vetoed", "WordGraph", "choose", "event_from_dict",
     "open_ear",

@@ -17,6 +17,7 @@ from assistant.hearing.grammar import is_entry
 if TYPE_CHECKING:
     from assistant.hearing.closed import Sentence
     from assistant.hearing.grammar import WordGraph
+    from assistant.hearing.learning import TableVoices
     from assistant.hearing.settings import HearingSettings
     from assistant.hearing.spotting import Spotter
     from assistant.sentences import SentenceSet
@@ -103,6 +104,8 @@ class Case:
     notes: dict[str, str] = field(default_factory=dict)
     #: what the grammar search found, searched once an utterance
     look: Look | None = None
+    #: what hearing has learnt of the table's voices (None: nothing is learnt)
+    voices: TableVoices | None = None
     #: the CPU seconds reading the first pass's judgement cost (0 until it is read), on ``clock``
     first_seconds: float = 0.0
     clock: Callable[[], float] = time.process_time

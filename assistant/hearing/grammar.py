@@ -11,7 +11,7 @@ rejected. Snapping never guesses between two commands.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -23,6 +23,12 @@ START, END = "<s>", "</s>"
 #: Words a button entry is made of ("one zero zero", "zero and two"), as said and as Whisper writes them
 ENTRY_WORDS = frozenset({"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "zero", "oh", "o", "one", "two", "three",
                          "four", "five", "six", "seven", "eight", "nine", "r", "are", "and"})
+
+
+#: More words than any button entry has ("one and two and zero and r" has seven)
+ENTRY_LONGEST = 8
+#: The most entries ``WordGraph.entries`` lists
+ENTRIES_LISTED = 1000
 
 
 def is_entry(words: Iterable[str]) -> bool:
@@ -46,6 +52,7 @@ class WordGraph:
                     end = self._build(template, self.start)
                     self.edges[end].append((None, self.final))
         self._closure: list[frozenset[int]] = [frozenset()] * len(self.edges)
+        self._entries: dict[frozenset[str], tuple[tuple[str, ...], ...]] = {}
         for state in reversed(range(len(self.edges))):
             self._closure[state] = self._close(state)
 
@@ -150,6 +157,28 @@ class WordGraph:
     def ends(self, states: frozenset[int]) -> bool:
         """Whether a sentence may end in ``states``."""
         return self.final in states
+
+    def entries(self, words: Collection[str] = ENTRY_WORDS) -> tuple[tuple[str, ...], ...]:
+        """The button entries the graph allows made of ``words`` (entry words, ``is_entry``), at
+        most ENTRIES_LISTED of them, shortest first."""
+        key = frozenset(words) & ENTRY_WORDS
+        if key not in self._entries:
+            self._entries[key] = self._list_entries(key)
+        return self._entries[key]
+
+    def _list_entries(self, allowed: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+        found: list[tuple[str, ...]] = []
+        layer: list[tuple[tuple[str, ...], frozenset[int]]] = [((), self.start_states())]
+        while layer and len(found) < ENTRIES_LISTED:
+            grown = []
+            for words, states in layer:
+                for word, after in sorted(self.following(states).items()):
+                    if word in allowed and len(words) < ENTRY_LONGEST:
+                        grown.append(((*words, word), after))
+                        if self.ends(after):
+                            found.append((*words, word))
+            layer = grown
+        return tuple(found[:ENTRIES_LISTED])
 
     def accepts(self, words: list[str]) -> bool:
         return self.final in self._forward(words)[-1]

@@ -15,6 +15,9 @@ Read top to bottom, it is:
    sentence is the same command, clear of every other command's; else it is asked about.
 4. **doubt**: a command only a guessing stage (``Stage.sure`` False) took, that the first pass
    did not take too, is asked about.
+5. **the table's voices** (``Learned``, learning.py): takes of sentences the players confirmed
+   tonight take a doubted command they place at it, and ask about a command taken or missed that
+   they place elsewhere.
 
 The first pass's own work at the end of speech (PocketSphinx's decode in one piece and its
 phone check) is done only when something needs its command (``Case.first``). Each stage has a
@@ -37,6 +40,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
+import numpy as np
+
+from assistant.hearing.audio import LOUD_MARGIN_S, loud_part
 from assistant.hearing.case import (
     BYTES_PER_SECOND,
     MIN_AUDIO,
@@ -63,6 +69,8 @@ from assistant.hearing.events import (
     Transcript,
     Vetoed,
 )
+from assistant.hearing.grammar import is_entry
+from assistant.hearing.learning import check
 
 if TYPE_CHECKING:
     from assistant.hearing.settings import HearingSettings
@@ -142,6 +150,24 @@ class AsSentences(Stage):
 
 
 
+class Learned(Stage):
+    """The table's voices (learning.py): the last say, on every utterance once takes are kept."""
+
+    name = "learned"
+    switch = "hearing.learn"
+    #: matching against the takes: at most a few hundredths of a CPU second here
+    typical_seconds = 0.03
+
+    def judge(self, case: Case, decided: Final) -> tuple[Final, str]:
+        assert case.voices is not None
+        ear = case.ear
+        samples = loud_part(np.frombuffer(case.audio, dtype=np.int16), case.settings.whisper.trim, LOUD_MARGIN_S)
+        said = decided.text if isinstance(decided, (Transcript, NearMiss)) else ""
+        entry = case.counting() or is_entry(said.split())
+        return check(case.voices, samples, decided, ear.graph,
+                     lambda sentence: ear.sentences.match(ear.sentences.words(sentence), ear.graph.intents), entry)
+
+
 class Cascade:
     """The driver: runs the stages in order, times each, keeps to the budget, and says whether
     the command it took is doubted."""
@@ -151,17 +177,29 @@ class Cascade:
 
     def __init__(self) -> None:
         self.closed = Closed()
-        #: the free text's stages, in order, then the last word
+        self.learned = Learned()
+        #: the free text's stages, in order, then the last word (the table's voices come after: ``learned``)
         self.free_text: list[Stage] = [Spot(), Veto(), AsSentences()]
         self.stages: list[Stage] = [*self.free_text, self.closed]
         #: each stage's expected CPU seconds (per second of audio when it ``scales``), learned as it runs
-        self.typical = {s.name: s.typical_seconds / (TYPICAL_AUDIO if s.scales else 1.0) for s in self.stages}
+        self.typical = {s.name: s.typical_seconds / (TYPICAL_AUDIO if s.scales else 1.0)
+                        for s in (*self.stages, self.learned)}
         self.expected = dict(self.typical)
         self.spent = 0.0  # CPU seconds spent on the utterance under way
         self.clock = time.process_time
 
     def decide(self, case: Case) -> Final:
-        """The decision on ``case`` (a fresh utterance): the four steps of the module docstring."""
+        """The decision on ``case`` (a fresh utterance): the steps of the module docstring."""
+        decided = self._decide(case)
+        learned = self.learned
+        if case.voices is None or not learned.on(case.settings):  # 5. the table's voices (traced when they run)
+            return decided
+        # always run (no budget asks its cost), so its cost is not learned
+        (out, verdict), cost = self._timed(learned, case, lambda c: learned.judge(c, decided), learn=False)
+        case.steps.append(Step(learned.name, verdict, cost, command_of(out) if out is not decided else None))
+        return out
+
+    def _decide(self, case: Case) -> Final:
         self.spent, case.clock = 0.0, self.clock
         closed, settings = self.closed, case.settings
         if closed.on(settings) and self._fits(closed, case) is None:  # 1. the first look
@@ -295,7 +333,8 @@ def _first_look_verdict(early: Final | None) -> str:
 
 def without(settings: HearingSettings, *stages: str) -> HearingSettings:
     """``settings`` with the named stages switched off (the ablation): names from ``STAGE_NAMES``."""
-    switches = {stage.name: stage.switch for stage in Cascade().stages}
+    cascade = Cascade()
+    switches = {stage.name: stage.switch for stage in (*cascade.stages, cascade.learned)}
     unknown = set(stages) - set(switches)
     if unknown:
         raise ValueError(f"no stage {', '.join(sorted(unknown))}; the stages are {', '.join(switches)}")

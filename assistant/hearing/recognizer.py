@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from assistant.engine import Command
 from assistant.hearing.audio import Int16, blocks
 from assistant.hearing.events import Deferred, Final, NearMiss, NotAllowedNow, NotRecognized, Partial, Transcript
 from assistant.hearing.grammar import WordGraph, snap
@@ -41,6 +42,7 @@ from assistant.hearing.spotting import Spotter
 from assistant.sentences import SentenceSet
 
 if TYPE_CHECKING:
+    from assistant.hearing.learning import TableVoices
     from assistant.hearing.settings import HearingSettings
 
 __all__ = ["UNKNOWN_WORDS", "BaseRecognizer", "Ear", "ModelError", "Recognizer", "SecondOpinion", "Transcriber",
@@ -120,6 +122,8 @@ class SecondOpinion:
     cascade: Cascade = field(default_factory=Cascade)
     #: the longest stretch of an utterance Whisper hears (its last seconds)
     max_seconds: float = 15.0
+    #: what hearing has learnt of the table's voices, shared by every ear of the evening (None: nothing)
+    voices: TableVoices | None = None
 
 
 class Ear:
@@ -270,9 +274,16 @@ class Ear:
         first: Final | Callable[[], Final] = (functools.partial(self._first, transcript)
                                               if isinstance(transcript, Deferred) else self._first(transcript))
         final = second.cascade.decide(Case(self, second.transcriber, second.spotter, second.settings, first, audio,
-                                           steps=self.steps))
+                                           steps=self.steps, voices=second.voices))
         second.transcriber.let_go()  # before the answer is said: its voice's peak need not sit on top
         return final
+
+    def confirm(self, command: Command, how: str = "acted") -> bool:
+        """The table confirmed ``command`` (acted on and not taken back, ``how`` "acted"; a yes to
+        its question, "yes"): the utterance it was heard from is remembered as that player's take
+        of its sentence (``learning.TableVoices``). False when nothing was kept to remember."""
+        voices = self.second.voices if self.second is not None else None
+        return voices is not None and voices.confirm(command, how)
 
     def _first(self, transcript: Transcript) -> Final:
         """The first pass's judgement of ``transcript`` (settled first if ``Deferred``), with what

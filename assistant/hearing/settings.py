@@ -107,6 +107,9 @@ SETTINGS: tuple[Setting[Any], ...] = (
             "many words after a sentence of the best command said at its start, unless the first pass took the "
             "same command: talk that starts with a command (\"keep going, you're nearly there\"; 0: off).",
             minimum=0, maximum=50),
+    Setting("hearing.learn", True, "Learn the players' voices from the commands they confirm (a command acted "
+            "on and not taken back, a yes to its question): kept in memory only, forgotten when the assistant "
+            "stops.", player=True),
     #: Estimated from the stages' CPU seconds measured here times about 1.8 for a Pi 5 and 4.5 for
     #: a Pi 4: 3.0 lets a Pi 5 write the free text over Whisper's 30 s window and spot (about 1.5 s),
     #: a Pi 4 the same in 5.0 (docs/raspberry-pi.md, "What hearing costs on a Pi").
@@ -207,6 +210,7 @@ class HearingSettings:
     closed_stop: float = setting_field("hearing.whisper.closed_stop")
     closed_reject_fit: float = setting_field("hearing.whisper.closed_reject_fit")
     closed_tail: int = setting_field("hearing.whisper.closed_tail")
+    learn: bool = setting_field("hearing.learn")
 
     @classmethod
     def from_config(cls, config: Config) -> HearingSettings:

@@ -30,7 +30,6 @@ A known model's files are checked against their SHA-256 before use.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import importlib.util
 import json
@@ -48,10 +47,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from assistant.hearing.audio import FREE_TEXT_MARGIN_S, LOUD_MARGIN_S, RATE, SpeechEdges, loud_part, suppress_noise
+from assistant.hearing.audio import (
+    FRAMES,
+    FREE_TEXT_MARGIN_S,
+    HOP,
+    LOUD_MARGIN_S,
+    MAX_SECONDS,
+    RATE,
+    SpeechEdges,
+    log_mel,
+    loud_part,
+    suppress_noise,
+)
 from assistant.hearing.closed import SPAN, Sentence, search
 from assistant.hearing.events import Partial, Transcript
-from assistant.hearing.grammar import WordGraph, is_entry
+from assistant.hearing.grammar import ENTRY_LONGEST, WordGraph, is_entry
 from assistant.hearing.recognizer import BaseRecognizer, ModelError
 from assistant.hearing.settings import WhisperSettings
 from assistant.hearing.whisper_decoder import (
@@ -129,8 +139,6 @@ def model_label(setting: str) -> str:
     known = known_model(setting)
     return known.label if known else Path(setting).name
 
-#: The longest utterance handed to Whisper (its window); longer talk keeps its last part.
-MAX_SECONDS = 30.0
 #: The free text's window for a command that is not a button entry: a third of Whisper's own
 #: costs a third to encode and writes commands as well; an entry is written over the whole 30 s
 #: (on a shorter window Whisper writes its digits over and over: "zero two, zero two")
@@ -283,54 +291,9 @@ def load_encoder_alone(folder: Path, threads: int) -> Any:
         return ctranslate2.models.Whisper(str(cut), device="cpu", compute_type="int8", intra_threads=threads)
 
 
-# Whisper's input: an 80-band log-mel spectrogram of 16 kHz audio, 25 ms windows every 10 ms,
-# always 30 s long (3000 frames) whatever the speech's length.
-N_FFT = 400
-HOP = 160
-N_MELS = 80
-FRAMES = int(MAX_SECONDS * RATE) // HOP
-
-
-@functools.lru_cache(maxsize=1)
-def mel_filters() -> npt.NDArray[np.float32]:
-    """The 80 triangular mel filters over the FFT bins (Slaney's mel scale: linear to 1 kHz,
-    logarithmic above; each filter normalized to unit area), as Whisper was trained with."""
-    bins = np.fft.rfftfreq(N_FFT, 1.0 / RATE)
-    f_sp, min_log_hz = 200.0 / 3, 1000.0
-    min_log_mel, logstep = min_log_hz / f_sp, np.log(6.4) / 27.0
-
-    def to_mel(hz: float) -> float:
-        return hz / f_sp if hz < min_log_hz else min_log_mel + float(np.log(hz / min_log_hz)) / logstep
-
-    mels = np.linspace(0.0, to_mel(RATE / 2), N_MELS + 2)
-    hz = np.where(mels < min_log_mel, mels * f_sp, min_log_hz * np.exp(logstep * (mels - min_log_mel)))
-    lower, centre, upper = hz[:-2, None], hz[1:-1, None], hz[2:, None]
-    rising = (bins[None, :] - lower) / (centre - lower)
-    falling = (upper - bins[None, :]) / (upper - centre)
-    weights = np.maximum(0.0, np.minimum(rising, falling)) * (2.0 / (upper - lower))
-    return weights.astype(np.float32)
-
-
-def log_mel(samples: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """Whisper's input for ``samples`` (float, 16 kHz): shape (80, 3000); the frames after the
-    speech are zeros, as in the original decoder's padding."""
-    x = np.pad(samples.astype(np.float32), (N_FFT // 2, N_FFT // 2 + HOP), mode="reflect")
-    count = 1 + (len(x) - N_FFT) // HOP
-    frames = np.lib.stride_tricks.sliding_window_view(x, N_FFT)[::HOP][:count]
-    window = np.hanning(N_FFT + 1)[:-1].astype(np.float32)
-    power = np.abs(np.fft.rfft(frames * window, axis=1).astype(np.complex64)) ** 2   # (count, 201)
-    mel = mel_filters() @ power[:-1].T                                                 # (80, count - 1)
-    spec = np.log10(np.maximum(mel, 1e-10))
-    spec = (np.maximum(spec, spec.max() - 8.0) + 4.0) / 4.0
-    out = np.zeros((N_MELS, FRAMES), dtype=np.float32)
-    used = min(FRAMES, spec.shape[1] - 1)  # the last frame is the padding's own
-    out[:, :used] = spec[:, :used]
-    return out
 
 
 
-#: More words than any button entry has ("one and two and zero and r" has seven)
-_ENTRY_LONGEST = 8
 
 
 def unrepeated(text: str) -> str:
@@ -352,7 +315,7 @@ def unrepeated(text: str) -> str:
             if any(words[i] != words[i + period] for i in range(start, n - period)):
                 continue
             unit = words[start:start + period]
-            if is_entry(unit) and n - start <= _ENTRY_LONGEST:
+            if is_entry(unit) and n - start <= ENTRY_LONGEST:
                 continue
             return " ".join(raw[:start + period]).rstrip(",;-")
     return text

@@ -157,6 +157,8 @@ class LiveLoop:
     _state: str | None = None
     #: A doubted command asked about ("Explore one two zero?"), and when the question was asked.
     _asking: Doubted | None = None
+    #: the command acted on last, until the next command heard confirms it (or takes it back)
+    _acted: Command | None = None
     _asked_at: float = 0.0
     #: The last command missed (vetoed, or near what Whisper wrote), and when (nothing taken since).
     _missed: tuple[NearMiss, float] | None = None
@@ -436,6 +438,7 @@ class LiveLoop:
             self._missed = (decision.missed, now)
             return False
         self._missed = None
+        self._confirm(decision)
         if decision.action is Action.ASK:
             assert decision.asking is not None
             self._asked_at = now
@@ -449,6 +452,19 @@ class LiveLoop:
         else:  # SAY_AGAIN, ANSWER_NO
             self.session.say(SAY_AGAIN)
         return True
+
+    def _confirm(self, decision: Decision) -> None:
+        """Tell the ear which commands the table confirmed, for it to learn their voices: a yes to
+        a question confirms what it asked; a command acted on is confirmed by the next command
+        heard, unless that takes it back (undo)."""
+        acted, self._acted = self._acted, None
+        if decision.action is Action.ANSWER_YES and decision.command is not None:
+            self.ear.confirm(decision.command, "yes")
+        elif acted is not None and decision.action is not Action.REFUSED and not (
+                decision.command is not None and decision.command.intent == "undo"):
+            self.ear.confirm(acted, "acted")
+        if decision.action is Action.ACT:
+            self._acted = decision.command
 
     def _maybe_early(self) -> bool:
         """Act on the words so far when they are a whole command (``Partial.command``, matched by

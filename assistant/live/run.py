@@ -24,6 +24,7 @@ from assistant.box import (
 )
 from assistant.config import Config
 from assistant.games import game_spec
+from assistant.hearing.learning import TableVoices
 from assistant.hearing.recognizer import Ear
 from assistant.journal import report_to
 from assistant.live.gpio import open_status_light
@@ -87,6 +88,8 @@ class Hearing:
     choice: Choice
     engine: str = ""
     warned: set[str] = field(default_factory=set)
+    #: what hearing learns of the table's voices this evening, shared by every game's ear (in memory only)
+    voices: TableVoices = field(default_factory=TableVoices)
 
     @classmethod
     def from_config(cls, config: Config) -> Hearing:
@@ -109,11 +112,11 @@ class Hearing:
         from assistant.hearing import ModelError, open_ear
 
         try:
-            return open_ear(self.settings, sentences, intents, self.engine, warn=self.warn)
+            return open_ear(self.settings, sentences, intents, self.engine, warn=self.warn, voices=self.voices)
         except ModelError as error:
             self.warn(f"{error} Using PocketSphinx instead.")
             self.engine = "pocketsphinx"
-            return open_ear(self.settings, sentences, intents, "pocketsphinx", warn=self.warn)
+            return open_ear(self.settings, sentences, intents, "pocketsphinx", warn=self.warn, voices=self.voices)
 
 
 @dataclass
