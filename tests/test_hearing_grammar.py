@@ -257,3 +257,12 @@ def test_the_minimal_automaton_has_the_graph_s_sentences_as_likely_each_word_onc
     assert WordGraph(game_module(game).sentences(), []).minimal() == (0, 1, [])  # no intents, no sentence
     if game == "msx-cards":
         assert len(transitions) * 5 < len(nfa), (len(transitions), len(nfa))
+
+
+def test_entries_and_number_words_are_told_apart() -> None:
+    from assistant.hearing.grammar import has_numbers, is_entry
+
+    assert is_entry("zero and two".split()) and is_entry(["0", "2."])
+    assert not is_entry("shields zero and two".split()) and not is_entry([])
+    assert has_numbers("shields zero and two".split()) and has_numbers("Explore 100.".split()[1:]) is False
+    assert has_numbers(["Explore", "1", "0", "0."]) and not has_numbers("we are ready".split())

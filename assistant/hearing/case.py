@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from assistant.engine import Command
 from assistant.hearing.events import Doubted, Final, NotRecognized, Transcript
-from assistant.hearing.grammar import is_entry
+from assistant.hearing.grammar import has_numbers
 
 if TYPE_CHECKING:
     from assistant.hearing.closed import Sentence
@@ -135,21 +135,27 @@ class Case:
 
     def written(self) -> list[str]:
         """Whisper's best transcripts, prompted with the examples of what may be said (its free
-        text): over Whisper's whole window for what may be a button entry (``counting``), else
+        text): over Whisper's whole window for what may hold digits (``counting``), else
         over a shorter one (``whisper_engine.FREE_TEXT_SECONDS``)."""
         if self.texts is None:
             self.texts = self.transcriber.hypotheses(self.audio, self.ear.prompt(), self.settings.hypotheses,
                                                      self.counting()) or [""]
         return self.texts
 
-    def counting(self) -> bool:
-        """Whether the utterance may be a button entry: the grammar search's likeliest sentence
-        or the first pass's command is entry words alone (``grammar.is_entry``)."""
+    def heard_as(self) -> list[tuple[str, ...]]:
+        """The words hearing has for the utterance so far: the grammar search's likeliest sentence
+        and the first pass's command (when read)."""
         said = [self.look.found[0].words] if self.look is not None and self.look.found else []
         taken = self.first_taken if self.first_read else None
         if taken is not None:
             said.append(tuple(taken.text.split()))
-        return any(is_entry(words) for words in said)
+        return said
+
+    def counting(self) -> bool:
+        """Whether the utterance may hold digits to count: what it is heard as has a number word
+        (``grammar.has_numbers``): "shields zero and two" over 10 s came out "shields 0 and 2, 0
+        and 2"."""
+        return any(has_numbers(words) for words in self.heard_as())
 
     def spotted(self) -> Final:
         """What is spotted in Whisper's best transcript."""

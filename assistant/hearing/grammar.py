@@ -37,6 +37,15 @@ def is_entry(words: Iterable[str]) -> bool:
     return bool(said) and all(w in ENTRY_WORDS for w in said)
 
 
+#: The words that count: digits, said and written
+NUMBER_WORDS = ENTRY_WORDS - {"r", "are", "and"}
+
+
+def has_numbers(words: Iterable[str]) -> bool:
+    """Whether ``words`` hold a number word ("explore one zero zero", "shields zero and two")."""
+    return any(w.strip(".,!?;:-").lower() in NUMBER_WORDS for w in words)
+
+
 class WordGraph:
     """The sentences of some intents as an acyclic word automaton (spoken words only)."""
 

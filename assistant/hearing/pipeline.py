@@ -6,7 +6,7 @@ Read top to bottom, it is:
    allowed sentence likeliest for the utterance's own short encoding; a best sentence its rule
    (``Closed.verdict``) hears is taken at once, one it would ask about is asked about.
 2. **free text**, only when that rule took nothing: Whisper writes the utterance (over its own
-   30 s window for what may be a button entry, else 10 s), prompted with the game's examples,
+   30 s window for what may hold digits, else 10 s), prompted with the game's examples,
    and the stages decide on what it wrote: ``spot`` takes a command spotted in its best
    transcript; ``veto`` lets the first pass's command stand when Whisper wrote nothing against
    it or came near it; ``as_sentences`` (push-to-talk's) has it write once more, prompted with
@@ -163,7 +163,7 @@ class Learned(Stage):
         ear = case.ear
         samples = loud_part(np.frombuffer(case.audio, dtype=np.int16), case.settings.whisper.trim, LOUD_MARGIN_S)
         said = decided.text if isinstance(decided, (Transcript, NearMiss)) else ""
-        entry = case.counting() or is_entry(said.split())
+        entry = any(is_entry(words) for words in (*case.heard_as(), tuple(said.split())))
         return check(case.voices, samples, decided, ear.graph,
                      lambda sentence: ear.sentences.match(ear.sentences.words(sentence), ear.graph.intents), entry)
 

@@ -11,7 +11,7 @@ plain English. Here it is used two ways:
 
 The prompt names what is allowed at this moment of play (the intents' help sentences), which
 pulls Whisper towards the game's words. The free text is written over FREE_TEXT_SECONDS of
-window, a button entry's over Whisper's own 30 s: over a shorter one Whisper writes an entry's
+window, one that may hold digits over Whisper's own 30 s: over a shorter one Whisper writes
 digits over and over ("zero two, zero two" for a player's "zero two"; docs/hearing.md, "The
 checks"). The grammar search's encoding is the utterance alone.
 
@@ -139,9 +139,9 @@ def model_label(setting: str) -> str:
     known = known_model(setting)
     return known.label if known else Path(setting).name
 
-#: The free text's window for a command that is not a button entry: a third of Whisper's own
-#: costs a third to encode and writes commands as well; an entry is written over the whole 30 s
-#: (on a shorter window Whisper writes its digits over and over: "zero two, zero two")
+#: The free text's window for a command without digits: a third of Whisper's own costs a third to
+#: encode and writes such commands as well; one with digits is written over the whole 30 s (on a
+#: shorter window Whisper writes digits over and over: "zero two, zero two")
 FREE_TEXT_SECONDS = 10.0
 #: Quiet put before and after an utterance for Whisper.
 PAD_SECONDS = 0.4
