@@ -395,8 +395,10 @@ def test_ctrl_c_during_a_rescan_waits_for_portaudio_to_start_again(tmp_path: Pat
     import subprocess
     import sys
 
+    from tests.live_helpers import ctrl_c_reaches_it
+
     done = subprocess.run([sys.executable, "-c", INTERRUPTED_RESCAN], capture_output=True, text=True,
-                          timeout=60, cwd=Path(__file__).resolve().parents[1])
+                          timeout=60, cwd=Path(__file__).resolve().parents[1], preexec_fn=ctrl_c_reaches_it)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.stdout.strip() == "interrupted after the rescan: 1", (done.stdout, done.stderr)
 
@@ -405,10 +407,15 @@ def test_interrupts_held_raise_after_the_block() -> None:
     import os
     import signal
 
-    finished = []
-    with pytest.raises(KeyboardInterrupt):
-        with playback.interrupts_held():
-            os.kill(os.getpid(), signal.SIGINT)
-            finished.append(True)
-    assert finished == [True]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # Ctrl-C as at a terminal, even in a suite started without job control (SIGINT ignored there)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        finished = []
+        with pytest.raises(KeyboardInterrupt):
+            with playback.interrupts_held():
+                os.kill(os.getpid(), signal.SIGINT)
+                finished.append(True)
+        assert finished == [True]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
