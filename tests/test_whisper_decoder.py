@@ -34,6 +34,7 @@ from assistant.hearing.whisper_engine import (
     READING_TOKENS,
     WhisperSettings,
     WhisperTranscriber,
+    best_ending,
     find_model,
 )
 from tests.support.spoken import ClipMaker, Speaker
@@ -393,13 +394,7 @@ def test_whisper_s_own_reading_on_it_is_ctranslate2_s(whisper: WhisperTranscribe
     theirs, their_rows = ctranslate2_s.own_reading(whisper.end, READING_TOKENS)
     if ours == theirs:
         # the likeliest way to end along that path, as own_reading weighs it
-        best, total = -np.inf, 0.0
-        for i in range(min(len(their_rows), len(theirs) + 1)):
-            ending = total + float(their_rows[i, whisper.end])
-            if i > 0 and ending > best:
-                best = ending
-            if i < len(theirs):
-                total += float(their_rows[i, theirs[i]])
+        best = best_ending(theirs, their_rows, whisper.end)
         assert abs(whisper.own_reading()[1] - best) < 0.5
         return
     at = next(i for i in range(min(len(ours), len(theirs)) + 1)

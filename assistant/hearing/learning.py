@@ -452,10 +452,6 @@ class TableVoices:
         if is_entry(sentence.split()):
             self.words.remember(mel, sentence)
 
-    def forget(self) -> None:
-        self.__init__(self.whole.memory.per_sentence, self.whole.memory.total,  # type: ignore[misc]
-                      self.words.per_word)
-
     def decide(self, frames: Frames, graph: WordGraph, allowed: Callable[[str], Command | None],
                entry: bool) -> tuple[Decision, dict[str, Command], bool]:
         """The nearest allowed sentence: among the graph's button entries made of words learnt

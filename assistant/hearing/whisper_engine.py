@@ -320,6 +320,20 @@ def unrepeated(text: str) -> str:
             return " ".join(raw[:start + period]).rstrip(",;-")
     return text
 
+def best_ending(ids: Sequence[int], logprobs: npt.NDArray[np.float32], end: int) -> float:
+    """The log probability of the likeliest way to end along a reading's path: its tokens ``ids``
+    up to a point, then ``end`` (``logprobs``: each step's log probabilities, the one after the
+    last token too; not before the first token)."""
+    best, total = -math.inf, 0.0
+    for i in range(min(len(logprobs), len(ids) + 1)):
+        ending = total + float(logprobs[i, end])
+        if i > 0 and ending > best:
+            best = ending
+        if i < len(ids):
+            total += float(logprobs[i, ids[i]])
+    return best
+
+
 class WhisperTranscriber:
     """Whisper (tiny.en by default) on the CPU, its encoder in CTranslate2 and its decoder in numpy
     (``whisper_decoder.Decoder``): 16 kHz int16 audio plus a prompt in, plain text out.
@@ -573,14 +587,7 @@ class WhisperTranscriber:
         if self._heard is None or not self._heard[1]:
             return "", -math.inf
         ids, logprobs = self._read_own()
-        best, total = -math.inf, 0.0
-        for i in range(min(len(logprobs), len(ids) + 1)):
-            ending = total + float(logprobs[i, self._end])
-            if i > 0 and ending > best:
-                best = ending
-            if i < len(ids):
-                total += float(logprobs[i, ids[i]])
-        return unrepeated(self.tokenizer.decode(ids).strip()), best
+        return unrepeated(self.tokenizer.decode(ids).strip()), best_ending(ids, logprobs, self._end)
 
     def _own_reading(self) -> OwnReading:
         """Whisper's own reading of the audio last heard, as far as it has gone (whisper_free)."""
