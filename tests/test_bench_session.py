@@ -69,8 +69,9 @@ def test_the_rule_replayed_hears_a_doubted_command_near_its_take_and_asks_about_
     assert replay(heard_other, {**near, "words": True}, 0.0, 0.05) == asked  # the words: by their margin
     assert replay(heard_other, {**near, "words": True}, 0.7, 0.2) == heard_other
     missed = off_row("nothing", False)
-    assert replay(missed, near, 0.7, 0.2) == {**missed, "got": "explore", "ok": True, "doubted": True,
-                                              "asked": True}
+    assert replay(missed, near, 0.7, 0.2) == {**missed, "got": "explore", "ok": True, "doubted": False,
+                                              "asked": False}  # a close take of its sentence: heard
+    assert replay(missed, {**near, "words": True}, 0.7, 0.05)["asked"]  # placed by the words: asked
     assert replay({**missed, "not_allowed": True}, near, 0.7, 0.2)["got"] == "nothing"
     assert replay(missed, None, 0.7, 0.0) == missed
 
@@ -88,7 +89,7 @@ def test_the_sweep_chooses_fewest_wrong_acted_on_then_most_right() -> None:
                      "asked_if_doubted": True}},
     ]
     swept = {(d, m): (tally, questions) for d, m, tally, questions in sweep(rows, (0.0, 0.65, 0.7), (0.05,))}
-    tally, questions = swept[(0.7, 0.05)]  # the talk placed at "pass": asked about
-    assert (tally.right, tally.taken, tally.taken_asked, tally.wrong_acted) == (2, 1, 1, 0)
+    tally, questions = swept[(0.7, 0.05)]  # the talk a close take places at "pass": acted on
+    assert (tally.right, tally.taken, tally.taken_acted, tally.wrong_acted) == (2, 1, 1, 0)
     distance, margin, best, _ = choose_margins(list(sweep(rows, (0.0, 0.65, 0.7), (0.05,))))
     assert best.wrong_acted + best.taken_acted == 0 and best.right == 2 and distance == 0.65

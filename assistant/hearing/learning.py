@@ -472,10 +472,10 @@ def check(voices: TableVoices, samples: npt.NDArray[np.int16], decided: Final, g
           allowed: Callable[[str], Command | None], entry: bool) -> tuple[Final, str]:
     """The table's voices' say on what hearing ``decided`` for the utterance ``samples`` (its
     loud part), and the verdict for the trace. Where the takes place it (``place``): a doubted
-    command there is heard when a take of its very sentence is that close (not from the entries'
-    words alone); a command taken or doubted elsewhere, or missed, is asked about as the command
-    the takes place it at ("Zero two?"). It never acts on a command hearing did not take. The
-    utterance is kept for the table to confirm."""
+    command there, or a missed one, is heard when a take of its very sentence is that close (not
+    from the entries' words alone: a miss they place is asked about); a command taken or doubted
+    elsewhere is asked about as the command the takes place it at ("Zero two?"). The utterance is
+    kept for the table to confirm."""
     mel = log_mel_frames(samples)
     frames = features_of_mel(mel)
     out, verdict = decided, "nothing to compare"
@@ -494,9 +494,13 @@ def check(voices: TableVoices, samples: npt.NDArray[np.int16], decided: Final, g
                     verdict = f"took: {verdict}"
             elif not isinstance(decided, NotAllowedNow) and (taken is None or taken.command != nearest.command):
                 heard = decided.heard if isinstance(decided, NotRecognized) else taken.heard if taken else ""
-                out = Doubted(nearest.sentence, 0.0, heard, nearest.command,
-                              why="the table's takes place it here" + (f", not at {taken.text!r}" if taken else ""))
-                verdict = f"asked: {verdict}"
+                if taken is None and not nearest.words:  # missed, a close take of one sentence: heard
+                    out = Transcript(nearest.sentence, 0.0, heard, nearest.command)
+                    verdict = f"took: {verdict}"
+                else:
+                    out = Doubted(nearest.sentence, 0.0, heard, nearest.command,
+                                  why="the table's takes place it here" + (f", not at {taken.text!r}" if taken else ""))
+                    verdict = f"asked: {verdict}"
     final = out if isinstance(out, Transcript) and out.command is not None else None
     if final is not None and final.command is not None:
         voices.heard(mel, frames, final.text, final.command)

@@ -70,6 +70,8 @@ def replay(off: dict[str, Any], nearest: dict[str, Any] | None, distance: float,
     best = nearest["command"]
     if off["doubted"] and off["got"] == best:
         return off if words else {**off, "doubted": False, "asked": False}
+    if not off["not_allowed"] and off["got"] == "nothing" and not words:  # a miss a close take places: heard
+        return {**off, "got": best, "ok": nearest["ok"], "doubted": False, "asked": False}
     if not off["not_allowed"] and off["got"] != best:
         return {**off, "got": best, "ok": nearest["ok"], "doubted": True, "asked": nearest["asked_if_doubted"]}
     return off
